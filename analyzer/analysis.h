@@ -1,0 +1,78 @@
+// analyze(): one file in, its diagnostics out. Parse once, build facts once, run the enabled
+// rules, apply suppressions, sort. Thread-safe: call it from any number of threads.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analyzer/diagnostic.h"
+#include "analyzer/facts.h"
+#include "analyzer/rule.h"
+#include "analyzer/source.h"
+
+namespace gpulint {
+
+/// Which rules run: Ruff's semantics. `select` replaces the default set (all rules), then
+/// `extend_select` adds, then `ignore` removes. Entries are codes ("DL001"), prefixes ("DL",
+/// "DEV00") or "ALL".
+struct RuleSelection {
+  std::vector<std::string> select;         ///< empty: the default set (every rule)
+  std::vector<std::string> extend_select;
+  std::vector<std::string> ignore;
+  /// The codes this selection enables, out of all_rules().
+  std::set<std::string> enabled_codes() const;
+};
+
+/// The codes enabled by several selections applied in order (Ruff's layering: the config file,
+/// then the command line). The first layer starts from every rule when its `select` is empty;
+/// a later layer with a non-empty `select` restarts from its own selectors, otherwise it edits
+/// the previous result. Within a layer the more specific selector wins ("DL001" over "DL" over
+/// "ALL"); at equal specificity `ignore` wins. Unknown selectors simply match nothing.
+std::set<std::string> enabled_codes(const std::vector<RuleSelection>& layers);
+
+/// True when `selector` ("ALL", a code, or a code prefix) matches `code`.
+bool selector_matches(std::string_view selector, std::string_view code);
+/// True when `selector` names at least one known rule (used to reject typos, exit 2).
+bool selector_is_known(std::string_view selector);
+
+/// Everything that decides the analysis of one file (resolved config + CLI overrides).
+struct FileSettings {
+  std::set<std::string> enabled;   ///< rule codes
+  RuleOptions options;
+};
+
+/// A comment and where it is: what suppressions are read from.
+struct Comment {
+  uint32_t start = 0;
+  uint32_t end = 0;
+};
+
+/// What one file produced.
+struct FileReport {
+  std::vector<Diagnostic> diagnostics;        ///< sorted by position, suppressions applied
+  std::optional<SyntaxErrorNote> syntax_error;
+  uint32_t suppressed = 0;                    ///< diagnostics removed by noqa comments
+};
+
+/// Analyses a Python file (C++ files go through analyzer/cpp). Never throws on bad input.
+FileReport analyze_python(const SourceFile& source, const FileSettings& settings);
+
+/// Removes diagnostics suppressed by `# noqa`, `# noqa: CODE[, CODE]` on their first line
+/// or `# gpulint: noqa` anywhere in the file (Python comments only — strings never count).
+/// Returns how many were removed.
+uint32_t apply_python_suppressions(const SourceFile& source, const std::vector<Comment>& comments,
+                                   std::vector<Diagnostic>& diagnostics);
+
+/// The `# noqa` codes on the line of `offset`: nullopt when the line has no noqa comment,
+/// an empty vector for a bare `# noqa` (suppresses everything).
+std::optional<std::vector<std::string>> parse_noqa(std::string_view comment_text);
+
+}  // namespace gpulint
+
+namespace gpulint {
+/// Number of ERROR/MISSING nodes tree-sitter-python finds in `text` (0: parses cleanly).
+/// `--fix` refuses to write a result with more errors than the original had.
+uint32_t python_syntax_error_count(std::string_view text);
+}  // namespace gpulint

@@ -1,0 +1,1178 @@
+#include "analyzer/python/facts_builder.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gpulint::python {
+namespace {
+
+// PyTorch facts this file relies on:
+// - DataLoader signature (torch/utils/data/dataloader.py, torch 2.x): positional
+//   dataset, batch_size, shuffle, sampler, batch_sampler, num_workers (index 5), collate_fn,
+//   pin_memory (index 7), drop_last, timeout, worker_init_fn, multiprocessing_context,
+//   generator; keyword-only prefetch_factor, persistent_workers, pin_memory_device, in_order.
+const Signature kDataLoader{{"dataset", "batch_size", "shuffle", "sampler", "batch_sampler",
+                             "num_workers", "collate_fn", "pin_memory", "drop_last", "timeout",
+                             "worker_init_fn", "multiprocessing_context", "generator"},
+                            {"prefetch_factor", "persistent_workers", "pin_memory_device",
+                             "in_order"}};
+// transformers.TrainingArguments: every argument is passed by keyword in practice;
+// dataloader_num_workers defaults to 0, dataloader_pin_memory to True.
+const Signature kTrainingArguments{{"output_dir"},
+                                   {"dataloader_num_workers", "dataloader_pin_memory",
+                                    "dataloader_persistent_workers", "dataloader_prefetch_factor"}};
+
+// Tensor factories that take device= (torch/_torch_docs.py).
+const std::set<std::string> kFactories = {
+    "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
+    "torch.randint", "torch.randperm", "torch.arange", "torch.linspace", "torch.logspace",
+    "torch.eye", "torch.tensor"};
+
+// Tensor methods that keep a tensor on its device (and attached to its graph).
+const std::set<std::string_view> kSameDeviceMethods = {
+    "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "view",
+    "reshape", "permute", "squeeze", "unsqueeze", "contiguous", "flatten", "transpose", "t",
+    "clone", "view_as", "expand", "expand_as", "repeat", "squeeze_", "unsqueeze_", "requires_grad_",
+    "type_as"};
+
+// Calls whose result no longer holds the autograd graph.
+const std::set<std::string_view> kDetaching = {"item", "detach", "detach_", "tolist", "numpy"};
+
+const std::set<std::string> kLossFunctions = {
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
+    "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
+    "triplet_margin_loss", "multi_margin_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+    "ctc_loss"};
+
+bool starts_with(std::string_view s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
+
+std::string_view method_name(TSNode call, std::string_view src) {
+  TSNode fn = field(call, "function");
+  if (!is(fn, "attribute")) return {};
+  return text(field(fn, "attribute"), src);
+}
+TSNode receiver(TSNode call) {
+  TSNode fn = field(call, "function");
+  if (!is(fn, "attribute")) return TSNode{};
+  return unparen(field(fn, "object"));
+}
+std::vector<TSNode> args_of(TSNode call) {
+  TSNode a = field(call, "arguments");
+  if (!is(a, "argument_list")) return {};
+  return named_children(a);
+}
+std::vector<TSNode> positional_args(TSNode call) {
+  std::vector<TSNode> out;
+  for (auto a : args_of(call))
+    if (!is(a, "keyword_argument") && !is(a, "list_splat") && !is(a, "dictionary_splat")) out.push_back(a);
+  return out;
+}
+TSNode keyword_arg(TSNode call, std::string_view name, std::string_view src) {
+  for (auto a : args_of(call))
+    if (is(a, "keyword_argument") && text(field(a, "name"), src) == name) return field(a, "value");
+  return TSNode{};
+}
+bool contains(TSNode outer, TSNode inner) {
+  return start(inner) >= start(outer) && end(inner) <= end(outer);
+}
+bool is_def(TSNode n) {
+  return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
+}
+
+// Visits every node under `n` (not into nested function/class definitions or lambdas).
+void visit(TSNode n, const std::function<void(TSNode)>& f, int depth = 0) {
+  if (depth > 2000) return;
+  f(n);
+  uint32_t c = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < c; ++i) {
+    TSNode ch = ts_node_named_child(n, i);
+    if (is_def(ch) || is(ch, "decorated_definition")) continue;
+    visit(ch, f, depth + 1);
+  }
+}
+
+// The root identifier of `x`, `x.a`, `x[0]`, `x.a.b()`.
+TSNode root_identifier(TSNode n) {
+  for (int i = 0; i < 64; ++i) {
+    n = unparen(n);
+    if (is(n, "identifier")) return n;
+    if (is(n, "attribute")) n = field(n, "object");
+    else if (is(n, "subscript")) n = field(n, "value");
+    else if (is(n, "call")) n = field(n, "function");
+    else return TSNode{};
+  }
+  return TSNode{};
+}
+
+class Builder {
+ public:
+  Builder(const SemanticModel& m, const SourceFile& source)
+      : m_(m), src_(m.src()), source_(source) {}
+
+  FileFacts run() {
+    facts_.language = Language::Python;
+    classify_calls();
+    facts_.placement_managed = managed_;
+    facts_.gpu_intent = gpu_intent_;
+    facts_.trains = trains_;
+    find_models();
+    find_loaders();
+    analyse_loops();
+    find_created_then_moved();
+    for (auto& l : facts_.loaders) facts_.trains_on_cuda |= l.batches_copied_to_cuda;
+    return std::move(facts_);
+  }
+
+ private:
+  const SemanticModel& m_;
+  std::string_view src_;
+  const SourceFile& source_;
+  FileFacts facts_;
+  bool managed_ = false, gpu_intent_ = false, trains_ = false;
+  std::vector<TSNode> loader_calls_;                 // index-aligned with facts_.loaders
+  struct ModelInfo {
+    TSNode origin{};                 // creation call
+    std::set<std::string> names;     // identifiers that held it
+    bool placed = false;
+    bool on_cuda = false;
+    std::string device_text;         // ".to(<this>)" or empty with cuda_method
+    bool cuda_method = false;        // placed with .cuda()
+  };
+  std::vector<ModelInfo> models_;
+
+  std::string_view t(TSNode n) const { return text(n, src_); }
+  std::optional<std::string> qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
+
+  bool values_cuda(const std::vector<Value>& vs) const {
+    for (const auto& v : vs) if (is_cuda_device(v)) return true;
+    return false;
+  }
+  bool values_known_devices(const std::vector<Value>& vs) const {
+    for (const auto& v : vs)
+      if (v.kind != Value::Kind::Str) return false;
+    return !vs.empty();
+  }
+
+  // ---- file-wide facts --------------------------------------------------------------
+  void classify_calls() {
+    for (TSNode c : m_.calls()) {
+      const Scope* s = m_.scope_of(c);
+      auto q = m_.callee_name(c, s);
+      std::string_view meth = method_name(c, src_);
+      if (q) {
+        if (starts_with(*q, "torch.cuda.")) gpu_intent_ = true;
+        if (*q == "torch.set_default_device" || *q == "transformers.Trainer" ||
+            *q == "transformers.Seq2SeqTrainer" || starts_with(*q, "trl.") ||
+            starts_with(*q, "deepspeed.") || starts_with(*q, "ray.train."))
+          managed_ = true;
+        if (*q == "torch.device") {
+          auto a = positional_args(c);
+          if (!a.empty() && values_cuda(m_.evaluate(a[0], s))) gpu_intent_ = true;
+        }
+        if (*q == "torch.autograd.backward") trains_ = true;
+      }
+      if (meth == "cuda" && (!q || !starts_with(*q, "torch.cuda"))) gpu_intent_ = true;
+      if (meth == "backward") trains_ = true;
+      if (meth == "to") {
+        for (auto a : positional_args(c))
+          if (values_cuda(m_.evaluate(a, s))) gpu_intent_ = true;
+      }
+      TSNode dev = keyword_arg(c, "device", src_);
+      if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) gpu_intent_ = true;
+      if (!is_null(keyword_arg(c, "device_map", src_))) managed_ = true;
+      // `with torch.device("cuda"):` places everything created inside it.
+      if (q && *q == "torch.device" && is(parent(c), "with_item")) managed_ = true;
+    }
+    for (const char* fw : {"lightning", "lightning.pytorch", "lightning_fabric", "accelerate",
+                           "ignite", "fastai", "composer", "deepspeed", "ray.train", "pytorch_lightning"})
+      if (m_.imports_module(fw)) managed_ = true;
+  }
+
+  // ---- models -----------------------------------------------------------------------
+  bool is_module_constructor(TSNode call, const Scope* s) const {
+    if (!is(call, "call")) return false;
+    auto q = m_.callee_name(call, s);
+    if (!q) return false;
+    if (starts_with(*q, "local.")) return true;
+    if (starts_with(*q, "torch.nn.") || starts_with(*q, "torchvision.models.") || starts_with(*q, "timm."))
+      return true;
+    if (starts_with(*q, "transformers.") && method_name(call, src_) == "from_pretrained") return true;
+    return false;
+  }
+
+  // Does `expr` (a model creation expression) include a placement (`.to()`, `.cuda()`)?
+  bool chain_places(TSNode n, const Scope* s, ModelInfo& info) const {
+    n = unparen(n);
+    for (int i = 0; i < 32 && is(n, "call"); ++i) {
+      std::string_view meth = method_name(n, src_);
+      if (meth == "to" || meth == "cuda" || meth == "to_empty") {
+        record_placement(n, s, info);
+        return true;
+      }
+      TSNode rcv = receiver(n);
+      if (is_null(rcv)) {
+        // A wrapper such as nn.DataParallel(Net()).cuda() handled above; DataParallel(net) here.
+        auto a = positional_args(n);
+        if (!a.empty() && is(unparen(a[0]), "call")) { n = unparen(a[0]); continue; }
+        return false;
+      }
+      n = rcv;
+    }
+    return false;
+  }
+
+  void record_placement(TSNode call, const Scope* s, ModelInfo& info) const {
+    info.placed = true;
+    std::string_view meth = method_name(call, src_);
+    if (meth == "cuda") {
+      info.on_cuda = true;
+      info.cuda_method = true;
+      return;
+    }
+    auto a = positional_args(call);
+    TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
+    if (is_null(dev)) return;
+    if (values_cuda(m_.evaluate(dev, s))) {
+      info.on_cuda = true;
+      info.device_text = std::string(t(dev));
+    }
+  }
+
+  void find_models() {
+    std::unordered_set<const void*> seen;
+    for (TSNode c : m_.calls()) {
+      const Scope* s = m_.scope_of(c);
+      auto q = m_.callee_name(c, s);
+      if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) continue;
+      // X.parameters() anywhere in the optimizer's arguments.
+      visit(c, [&](TSNode n) {
+        if (!is(n, "call") || same(n, c)) return;
+        std::string_view meth = method_name(n, src_);
+        if (meth != "parameters" && meth != "named_parameters") return;
+        TSNode rcv = receiver(n);
+        if (is_null(rcv)) return;
+        add_model(rcv, s, seen);
+      });
+    }
+    // Placement anywhere in the file through any name that held the model.
+    for (TSNode c : m_.calls()) {
+      std::string_view meth = method_name(c, src_);
+      if (meth != "to" && meth != "cuda" && meth != "to_empty") continue;
+      TSNode r = receiver(c);
+      std::string name = placed_name(r);
+      if (name.empty()) continue;
+      const Scope* s = m_.scope_of(c);
+      for (auto& mi : models_)
+        if (mi.names.count(name)) record_placement(c, s, mi);
+    }
+    // A model handed to another function may be placed there.
+    for (TSNode c : m_.calls()) {
+      const Scope* s = m_.scope_of(c);
+      for (auto a : args_of(c)) {
+        TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+        std::string name = placed_name(unparen(v));
+        if (name.empty()) continue;
+        for (auto& mi : models_) {
+          if (!mi.names.count(name) || mi.placed) continue;
+          if (passes_without_placing(c, s, name)) continue;
+          mi.placed = true;  // unknown callee: assume it may place the model (stay silent)
+        }
+      }
+    }
+    for (auto& mi : models_) {
+      ModelFact f;
+      f.binding = {start(mi.origin), end(mi.origin)};
+      f.name = mi.names.empty() ? "model" : *mi.names.begin();
+      f.placed = mi.placed || managed_;
+      facts_.models.push_back(f);
+    }
+  }
+
+  // The name a placement or argument refers to: `model` or `self.model` -> "model".
+  std::string placed_name(TSNode r) const {
+    r = unparen(r);
+    if (is(r, "identifier")) return std::string(t(r));
+    if (is(r, "attribute")) {
+      TSNode o = unparen(field(r, "object"));
+      if (is(o, "identifier") && t(o) == "self") return std::string(t(field(r, "attribute")));
+      // model.module.to(...) (DataParallel/DDP wrappers)
+      if (t(field(r, "attribute")) == "module") return placed_name(o);
+    }
+    return {};
+  }
+
+  // True when `call` receives the model but provably does not move it.
+  bool passes_without_placing(TSNode call, const Scope* s, const std::string& name) const {
+    auto q = m_.callee_name(call, s);
+    std::string_view meth = method_name(call, src_);
+    if (meth == "to" || meth == "cuda") return false;
+    if (q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.optim.") || *q == "torch.compile" ||
+              *q == "torch.save" || starts_with(*q, "torch.nn.init") || *q == "copy.deepcopy"))
+      return true;
+    // In-file function: does its body move the corresponding parameter?
+    TSNode def = m_.resolve_local_function(call, s);
+    if (is_null(def)) return false;
+    bool moves = false;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (!is(n, "call")) return;
+      std::string_view mm = method_name(n, src_);
+      if (mm == "to" || mm == "cuda") moves = true;
+      (void)name;
+    });
+    return !moves;
+  }
+
+  void add_model(TSNode expr, const Scope* s, std::unordered_set<const void*>& seen) {
+    auto os = m_.origins(expr, s);
+    for (const auto& o : os) {
+      TSNode n = unparen(o.node);
+      // Strip placements/wrappers to find the creation: Net().to(dev), nn.DataParallel(Net()).
+      ModelInfo info;
+      bool placed = chain_places(n, o.scope, info);
+      TSNode creation = n;
+      for (int i = 0; i < 32 && is(creation, "call") && !is_module_constructor(creation, o.scope); ++i) {
+        TSNode r = receiver(creation);
+        if (!is_null(r) && is(r, "call")) { creation = r; continue; }
+        break;
+      }
+      if (!is_module_constructor(creation, o.scope)) continue;
+      if (seen.count(creation.id)) {
+        for (auto& mi : models_)
+          if (same(mi.origin, creation)) collect_names(expr, s, mi);
+        continue;
+      }
+      seen.insert(creation.id);
+      info.origin = creation;
+      info.placed = placed;
+      collect_names(expr, s, info);
+      // The name bound to the creation statement.
+      TSNode p = parent(creation);
+      for (int i = 0; i < 6 && !is_null(p); ++i, p = parent(p)) {
+        if (is(p, "assignment")) {
+          std::string nm = placed_name(field(p, "left"));
+          if (!nm.empty()) info.names.insert(nm);
+          break;
+        }
+      }
+      models_.push_back(std::move(info));
+    }
+  }
+
+  void collect_names(TSNode expr, const Scope* s, ModelInfo& info) const {
+    std::string nm = placed_name(expr);
+    if (!nm.empty()) info.names.insert(nm);
+    // Parameters that received it: follow identifiers through call sites (one level).
+    TSNode e = unparen(expr);
+    if (is(e, "identifier")) {
+      const Scope* fs = nullptr;
+      const auto* bs = m_.lookup(t(e), s, &fs);
+      if (!bs) return;
+      for (const auto& b : *bs) {
+        if (b.kind == Binding::Kind::Param) {
+          for (const auto& site : m_.call_sites(b.function)) {
+            for (auto a : args_of(site.node)) {
+              TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+              std::string n2 = placed_name(v);
+              if (!n2.empty()) info.names.insert(n2);
+            }
+          }
+        } else if (b.kind == Binding::Kind::Assign && !is_null(b.value)) {
+          std::string n2 = placed_name(b.value);
+          if (!n2.empty()) info.names.insert(n2);
+        }
+      }
+    }
+  }
+
+  // The model a callee refers to (by origin or by a name that held it).
+  const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
+    callee = unparen(callee);
+    auto os = m_.origins(callee, s);
+    for (const auto& o : os)
+      for (const auto& mi : models_) {
+        if (contains(o.node, mi.origin) || same(o.node, mi.origin)) return &mi;
+      }
+    std::string nm = placed_name(callee);
+    if (!nm.empty())
+      for (const auto& mi : models_)
+        if (mi.names.count(nm)) return &mi;
+    return nullptr;
+  }
+
+  bool is_criterion(TSNode callee, const Scope* s) const {
+    auto q = m_.qualified_name(callee, s);
+    if (q && starts_with(*q, "torch.nn.functional.")) return kLossFunctions.count(q->substr(20)) > 0;
+    for (const auto& o : m_.origins(callee, s)) {
+      if (!is(o.node, "call")) continue;
+      auto cq = m_.callee_name(o.node, o.scope);
+      if (cq && starts_with(*cq, "torch.nn.") && cq->size() > 4 && cq->compare(cq->size() - 4, 4, "Loss") == 0)
+        return true;
+    }
+    return false;
+  }
+
+  // ---- loaders ----------------------------------------------------------------------
+  bool tensor_on_cuda(TSNode e, const Scope* s, int depth = 0) const {
+    if (depth > 6) return false;
+    for (const auto& o : m_.origins(e, s)) {
+      TSNode n = unparen(o.node);
+      if (!is(n, "call")) return false;
+      std::string_view meth = method_name(n, src_);
+      if (meth == "cuda") continue;
+      if (meth == "to") {
+        auto a = positional_args(n);
+        TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
+        if (!is_null(dev) && values_cuda(m_.evaluate(dev, o.scope))) continue;
+        return false;
+      }
+      TSNode dev = keyword_arg(n, "device", src_);
+      if (!is_null(dev) && values_cuda(m_.evaluate(dev, o.scope))) continue;
+      return false;
+    }
+    return !m_.origins(e, s).empty();
+  }
+
+  void find_loaders() {
+    for (TSNode c : m_.calls()) {
+      const Scope* s = m_.scope_of(c);
+      auto q = m_.callee_name(c, s);
+      if (!q) continue;
+      LoaderSite site;
+      if (*q == "torch.utils.data.DataLoader") {
+        site.kind = LoaderSite::Kind::TorchDataLoader;
+        site.num_workers = m_.bind_argument(c, kDataLoader, "num_workers", s);
+        site.pin_memory = m_.bind_argument(c, kDataLoader, "pin_memory", s);
+        site.persistent_workers = m_.bind_argument(c, kDataLoader, "persistent_workers", s);
+        site.prefetch_factor = m_.bind_argument(c, kDataLoader, "prefetch_factor", s);
+        TSNode ds = m_.argument_node(c, kDataLoader, "dataset");
+        if (!is_null(ds)) {
+          for (const auto& o : m_.origins(ds, s)) {
+            if (!is(o.node, "call")) continue;
+            auto dq = m_.callee_name(o.node, o.scope);
+            if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
+            auto ta = positional_args(o.node);
+            bool all_cuda = !ta.empty();
+            for (auto a : ta) all_cuda = all_cuda && tensor_on_cuda(a, o.scope);
+            if (all_cuda) site.dataset_on_cuda = true;
+            else site.dataset_small_in_memory = true;
+          }
+        }
+      } else if (*q == "transformers.TrainingArguments" || *q == "transformers.Seq2SeqTrainingArguments") {
+        site.kind = LoaderSite::Kind::HfTrainingArguments;
+        site.num_workers = m_.bind_argument(c, kTrainingArguments, "dataloader_num_workers", s);
+        site.pin_memory = {{Value::boolean(true)}, ValueOrigin::Other, {}};
+        site.persistent_workers = m_.bind_argument(c, kTrainingArguments, "dataloader_persistent_workers", s);
+      } else {
+        continue;
+      }
+      site.call = {start(c), end(c)};
+      TSNode fn = field(c, "function");
+      site.callee = {start(fn), end(fn)};
+      site.set_arguments = make_set_arguments(c, site.kind == LoaderSite::Kind::TorchDataLoader ? &kDataLoader : &kTrainingArguments);
+      site.fix_prelude = import_os_edits();
+      facts_.loaders.push_back(std::move(site));
+      loader_calls_.push_back(c);
+    }
+  }
+
+  // Edits that add `import os` before the first top-level import when `os` is not imported.
+  std::vector<Edit> import_os_edits() const {
+    const Scope* ms = m_.module_scope();
+    auto it = ms->names.find("os");
+    if (it != ms->names.end())
+      for (const auto& b : it->second)
+        if (b.kind == Binding::Kind::Import && b.qualified == "os") return {};
+    TSNode root = m_.root();
+    uint32_t at = 0;
+    bool found = false;
+    for (auto ch : named_children(root)) {
+      if (is(ch, "import_statement") || is(ch, "import_from_statement")) {
+        at = start(ch);
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      // After a module docstring and __future__ imports, else at the top.
+      for (auto ch : named_children(root)) {
+        if (is(ch, "future_import_statement") ||
+            (is(ch, "expression_statement") && named_count(ch) == 1 && is(named(ch, 0), "string"))) {
+          at = source_.line_start(std::min<uint32_t>(source_.line_of(end(ch)) + 1, source_.line_count() - 1));
+          if (source_.line_of(end(ch)) + 1 >= source_.line_count()) at = static_cast<uint32_t>(src_.size());
+          continue;
+        }
+        break;
+      }
+    }
+    return {Edit{at, at, std::string("import os") + source_.newline()}};
+  }
+
+  SetArgumentsFn make_set_arguments(TSNode call, const Signature* sig) const {
+    TSNode args = field(call, "arguments");
+    if (!is(args, "argument_list")) return {};
+    std::string_view src = src_;
+    const SourceFile* source = &source_;
+    return [args, sig, src, source](const std::vector<std::pair<std::string, std::string>>& kv) {
+      std::vector<Edit> edits;
+      auto children = named_children(args);
+      std::vector<std::pair<std::string, std::string>> to_add;
+      for (const auto& [name, value] : kv) {
+        bool replaced = false;
+        int pos = 0;
+        int pos_index = -1;
+        for (std::size_t i = 0; i < sig->positional.size(); ++i)
+          if (sig->positional[i] == name) pos_index = static_cast<int>(i);
+        for (auto ch : children) {
+          if (is(ch, "keyword_argument")) {
+            if (text(field(ch, "name"), src) == name) {
+              TSNode v = field(ch, "value");
+              edits.push_back({start(v), end(v), value});
+              replaced = true;
+            }
+          } else if (!is(ch, "list_splat") && !is(ch, "dictionary_splat")) {
+            if (pos == pos_index) { edits.push_back({start(ch), end(ch), value}); replaced = true; }
+            ++pos;
+          }
+        }
+        if (!replaced) to_add.emplace_back(name, value);
+      }
+      if (to_add.empty()) return edits;
+      if (children.empty()) {
+        std::string text;
+        for (std::size_t i = 0; i < to_add.size(); ++i)
+          text += (i ? ", " : "") + to_add[i].first + "=" + to_add[i].second;
+        uint32_t at = start(args) + 1;
+        edits.push_back({at, at, text});
+        return edits;
+      }
+      TSNode last = children.back();
+      uint32_t open_line = source->line_of(start(args));
+      uint32_t last_line = source->line_of(start(last));
+      std::string text;
+      if (open_line == last_line) {
+        for (const auto& [n, v] : to_add) text += ", " + n + "=" + v;
+      } else {
+        std::string_view line = source->line_text(last_line);
+        std::string indent;
+        for (char c : line) { if (c == ' ' || c == '\t') indent.push_back(c); else break; }
+        for (const auto& [n, v] : to_add) text += std::string(",") + source->newline() + indent + n + "=" + v;
+      }
+      edits.push_back({end(last), end(last), text});
+      return edits;
+    };
+  }
+
+  int loader_index_for(TSNode iterable, const Scope* s) const {
+    TSNode e = unparen(iterable);
+    for (int i = 0; i < 4 && is(e, "call"); ++i) {
+      auto q = m_.callee_name(e, s);
+      if (!q) break;
+      if (*q == "builtins.enumerate" || *q == "builtins.iter" || starts_with(*q, "tqdm.")) {
+        auto a = positional_args(e);
+        if (a.empty()) return -1;
+        e = unparen(a[0]);
+      } else {
+        break;
+      }
+    }
+    for (const auto& o : m_.origins(e, s)) {
+      for (std::size_t i = 0; i < loader_calls_.size(); ++i)
+        if (same(o.node, loader_calls_[i])) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // ---- loops: DEV002, DL002's batch copies, MEM001 ---------------------------------
+  enum class State { Unmoved, Moved };
+
+  bool enumerate_wrapped(TSNode iterable, const Scope* s) const {
+    TSNode e = unparen(iterable);
+    if (!is(e, "call")) return false;
+    auto q = m_.callee_name(e, s);
+    return q && *q == "builtins.enumerate";
+  }
+
+  void collect_identifiers(TSNode pattern, std::vector<TSNode>& out) const {
+    pattern = unparen(pattern);
+    if (is(pattern, "identifier")) { out.push_back(pattern); return; }
+    for (auto ch : named_children(pattern)) collect_identifiers(ch, out);
+  }
+
+  bool in_loop_within_function(TSNode n) const {
+    for (TSNode p = parent(n); !is_null(p); p = parent(p)) {
+      if (is(p, "for_statement") || is(p, "while_statement")) return true;
+      if (is_def(p)) return false;
+    }
+    return false;
+  }
+
+  bool iterated_per_epoch(TSNode loop) const {
+    if (in_loop_within_function(loop)) return true;
+    for (TSNode p = parent(loop); !is_null(p); p = parent(p)) {
+      if (is(p, "function_definition")) {
+        for (const auto& site : m_.call_sites(p))
+          if (in_loop_within_function(site.node)) return true;
+        return false;
+      }
+    }
+    return false;
+  }
+
+  struct LoopState {
+    std::unordered_map<std::string, State> names;
+    std::set<std::string> ever;        // names that held batch data
+    std::set<std::string> reported;
+    bool copied_to_cuda = false;
+  };
+
+  // Classifies an expression as holding (un)moved batch data; nullopt: neither / unknown.
+  std::optional<State> classify(TSNode e, const Scope* s, LoopState& st) {
+    e = unparen(e);
+    if (is(e, "identifier")) {
+      auto it = st.names.find(std::string(t(e)));
+      if (it == st.names.end()) return std::nullopt;
+      return it->second;
+    }
+    if (is(e, "subscript")) return classify(field(e, "value"), s, st);
+    if (is(e, "attribute")) {
+      std::string_view a = t(field(e, "attribute"));
+      if (a == "shape" || a == "size" || a == "device" || a == "dtype") return std::nullopt;
+      return classify(field(e, "object"), s, st);
+    }
+    if (is(e, "call")) {
+      std::string_view meth = method_name(e, src_);
+      TSNode r = receiver(e);
+      if (!is_null(r) && (meth == "to" || meth == "cuda" || meth == "type")) {
+        auto rs = classify(r, s, st);
+        if (!rs) return std::nullopt;
+        note_move(e, s, st);
+        return State::Moved;
+      }
+      if (!is_null(r) && kSameDeviceMethods.count(meth)) return classify(r, s, st);
+      // Helper function in this file that moves what it is given.
+      TSNode def = m_.resolve_local_function(e, s);
+      if (!is_null(def)) {
+        bool batch_arg = false;
+        for (auto a : positional_args(e)) if (classify(a, s, st)) batch_arg = true;
+        if (!batch_arg) return std::nullopt;
+        bool moves = false;
+        visit(field(def, "body"), [&](TSNode n) {
+          if (is(n, "call")) {
+            std::string_view mm = method_name(n, src_);
+            if (mm == "to" || mm == "cuda") moves = true;
+          }
+        });
+        if (moves) { if (gpu_intent_) st.copied_to_cuda = true; return State::Moved; }
+        return std::nullopt;
+      }
+      // tuple(t.to(d) for t in batch), list(...), dict(...)
+      auto q = m_.callee_name(e, s);
+      if (q && (*q == "builtins.tuple" || *q == "builtins.list" || *q == "builtins.dict")) {
+        auto a = args_of(e);
+        TSNode argsn = field(e, "arguments");
+        if (is(argsn, "generator_expression")) return classify(argsn, s, st);
+        if (a.size() == 1) return classify(a[0], s, st);
+      }
+      return std::nullopt;
+    }
+    if (is(e, "list_comprehension") || is(e, "dictionary_comprehension") || is(e, "generator_expression") ||
+        is(e, "set_comprehension")) {
+      bool over_batch = false, moves = false;
+      for (auto ch : named_children(e)) {
+        if (is(ch, "for_in_clause") && classify(field(ch, "right"), s, st)) over_batch = true;
+      }
+      if (!over_batch) return std::nullopt;
+      visit(e, [&](TSNode n) {
+        if (!is(n, "call")) return;
+        std::string_view mm = method_name(n, src_);
+        if (mm == "to" || mm == "cuda") {
+          moves = true;
+          note_move(n, s, st, true);
+        }
+      });
+      return moves ? std::optional<State>(State::Moved) : std::optional<State>(State::Unmoved);
+    }
+    return std::nullopt;
+  }
+
+  void note_move(TSNode call, const Scope* s, LoopState& st, bool any = false) {
+    (void)any;
+    std::string_view meth = method_name(call, src_);
+    if (meth == "cuda") { st.copied_to_cuda = true; return; }
+    auto a = positional_args(call);
+    TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
+    if (meth == "type") {
+      if (!is_null(dev) && t(dev).find("cuda") != std::string_view::npos) st.copied_to_cuda = true;
+      return;
+    }
+    if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) st.copied_to_cuda = true;
+  }
+
+  struct LoopCtx {
+    TSNode loop;
+    const Scope* scope;
+    const ModelInfo* cuda_model = nullptr;  // a model on CUDA called in this loop
+  };
+
+  void assign_targets(TSNode left, TSNode right, const Scope* s, LoopState& st, bool conditional) {
+    left = unparen(left);
+    right = unparen(right);
+    if (is(left, "identifier")) {
+      std::string name(t(left));
+      auto c = classify(right, s, st);
+      if (c && !(conditional && *c == State::Moved)) {
+        st.names[name] = *c;
+        st.ever.insert(name);
+      } else {
+        st.names.erase(name);
+      }
+      return;
+    }
+    if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern") ||
+        is(left, "tuple") || is(left, "list")) {
+      auto elems = named_children(left);
+      if ((is(right, "expression_list") || is(right, "tuple") || is(right, "list")) &&
+          named_children(right).size() == elems.size()) {
+        auto vals = named_children(right);
+        // Evaluate all right-hand sides before binding (Python semantics).
+        std::vector<std::optional<State>> cs;
+        for (auto v : vals) cs.push_back(classify(v, s, st));
+        for (std::size_t i = 0; i < elems.size(); ++i) {
+          std::vector<TSNode> ids;
+          collect_identifiers(elems[i], ids);
+          for (auto id : ids) {
+            std::string name(t(id));
+            if (cs[i] && !(conditional && *cs[i] == State::Moved)) { st.names[name] = *cs[i]; st.ever.insert(name); }
+            else st.names.erase(name);
+          }
+        }
+        return;
+      }
+      auto c = classify(right, s, st);
+      std::vector<TSNode> ids;
+      collect_identifiers(left, ids);
+      for (auto id : ids) {
+        std::string name(t(id));
+        if (c && !(conditional && *c == State::Moved)) { st.names[name] = *c; st.ever.insert(name); }
+        else st.names.erase(name);
+      }
+    }
+  }
+
+  // Reports unmoved batch tensors passed to the CUDA model or a loss.
+  void check_uses(TSNode stmt, const Scope* s, LoopState& st, LoopCtx& ctx) {
+    std::vector<TSNode> calls;
+    visit(stmt, [&](TSNode n) { if (is(n, "call")) calls.push_back(n); });
+    for (TSNode c : calls) {
+      TSNode fn = field(c, "function");
+      const ModelInfo* mi = model_for_callee(fn, s);
+      bool model_call = mi && mi->on_cuda;
+      bool loss_call = !model_call && is_criterion(fn, s);
+      if (model_call && !ctx.cuda_model) ctx.cuda_model = mi;
+      if (!model_call && !loss_call) continue;
+      if (loss_call && !ctx.cuda_model) continue;
+      const ModelInfo* dev_model = model_call ? mi : ctx.cuda_model;
+      for (auto a : args_of(c)) {
+        TSNode v = a;
+        if (is(a, "keyword_argument")) v = field(a, "value");
+        else if (is(a, "list_splat") || is(a, "dictionary_splat")) v = named(a, 0);
+        v = unparen(v);
+        if (!(is(v, "identifier") || is(v, "subscript") || is(v, "attribute"))) continue;
+        auto cst = classify(v, s, st);
+        if (!cst || *cst != State::Unmoved) continue;
+        TSNode root = root_identifier(v);
+        std::string var = is_null(root) ? std::string(t(v)) : std::string(t(root));
+        std::string key = std::string(t(v));
+        if (st.reported.count(key) || st.reported.count(var)) continue;
+        st.reported.insert(key);
+        UnmovedBatchUse u;
+        u.argument = {start(v), end(v)};
+        u.variable = key;
+        u.consumer = model_call ? "model" : "loss";
+        std::string moved;
+        if (dev_model->cuda_method) moved = key + ".cuda()";
+        else if (!dev_model->device_text.empty()) {
+          // The device expression must be visible here.
+          bool visible = true;
+          TSNode probe = root_identifier_of_text(dev_model->device_text);
+          (void)probe;
+          std::string root_name = dev_model->device_text.substr(0, dev_model->device_text.find_first_of(".(["));
+          if (!root_name.empty() && std::all_of(root_name.begin(), root_name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; })) {
+            if (!(root_name[0] == '"' || root_name[0] == '\'') && !m_.lookup(root_name, s) && root_name != "torch") visible = false;
+          }
+          if (visible) moved = key + ".to(" + dev_model->device_text + ")";
+        }
+        if (!moved.empty()) u.fix.push_back({start(v), end(v), moved});
+        facts_.unmoved_batches.push_back(std::move(u));
+      }
+    }
+  }
+  TSNode root_identifier_of_text(const std::string&) const { return TSNode{}; }
+
+  void walk_block(TSNode block, const Scope* s, LoopState& st, LoopCtx& ctx, bool conditional) {
+    for (auto stmt : named_children(block)) walk_statement(stmt, s, st, ctx, conditional);
+  }
+
+  void walk_statement(TSNode stmt, const Scope* s, LoopState& st, LoopCtx& ctx, bool conditional) {
+    std::string_view ty = type(stmt);
+    if (ty == "expression_statement") {
+      check_uses(stmt, s, st, ctx);
+      for (auto ch : named_children(stmt)) {
+        if (is(ch, "assignment")) {
+          TSNode right = field(ch, "right");
+          while (is(right, "assignment")) right = field(right, "right");
+          assign_targets(field(ch, "left"), right, s, st, conditional);
+        } else if (is(ch, "augmented_assignment")) {
+          TSNode left = unparen(field(ch, "left"));
+          if (is(left, "identifier")) st.names.erase(std::string(t(left)));
+        } else {
+          classify(ch, s, st);  // records inline moves such as `x.to(device)` used as a value
+        }
+      }
+      return;
+    }
+    if (ty == "if_statement" || ty == "try_statement" || ty == "while_statement" || ty == "for_statement" ||
+        ty == "with_statement" || ty == "match_statement") {
+      bool cond = conditional || ty != "with_statement";
+      // Conditions / headers first.
+      for (auto ch : named_children(stmt)) {
+        if (is(ch, "block")) walk_block(ch, s, st, ctx, cond);
+        else if (is(ch, "elif_clause") || is(ch, "else_clause") || is(ch, "except_clause") ||
+                 is(ch, "finally_clause") || is(ch, "case_clause")) {
+          for (auto g : named_children(ch)) {
+            if (is(g, "block")) walk_block(g, s, st, ctx, true);
+            else check_uses(g, s, st, ctx);
+          }
+        } else if (is(ch, "with_clause")) {
+          check_uses(ch, s, st, ctx);
+        } else if (ty == "for_statement" && same(ch, field(stmt, "left"))) {
+          std::vector<TSNode> ids;
+          collect_identifiers(ch, ids);
+          for (auto id : ids) st.names.erase(std::string(t(id)));
+        } else {
+          check_uses(ch, s, st, ctx);
+          classify(ch, s, st);
+        }
+      }
+      return;
+    }
+    if (ty == "return_statement" || ty == "delete_statement" || ty == "assert_statement" || ty == "print_statement") {
+      check_uses(stmt, s, st, ctx);
+      return;
+    }
+  }
+
+  void analyse_loops() {
+    for (TSNode loop : m_.loops()) {
+      if (!is(loop, "for_statement")) continue;
+      const Scope* s = m_.scope_of(loop);
+      TSNode right = field(loop, "right");
+      int li = loader_index_for(right, s);
+      if (li < 0) continue;
+      LoaderSite& site = facts_.loaders[li];
+      if (iterated_per_epoch(loop)) site.iterated_in_outer_loop = true;
+      LoopState st;
+      TSNode left = unparen(field(loop, "left"));
+      TSNode batch_pattern = left;
+      if (enumerate_wrapped(right, s) && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
+        auto el = named_children(left);
+        if (el.size() == 2) batch_pattern = el[1];
+      }
+      std::vector<TSNode> ids;
+      collect_identifiers(batch_pattern, ids);
+      for (auto id : ids) {
+        st.names[std::string(t(id))] = State::Unmoved;
+        st.ever.insert(std::string(t(id)));
+      }
+      LoopCtx ctx{loop, s, nullptr};
+      bool skip_dev002 = managed_ || site.dataset_on_cuda || site.placement_managed;
+      std::size_t before = facts_.unmoved_batches.size();
+      walk_block(field(loop, "body"), s, st, ctx, false);
+      if (skip_dev002) facts_.unmoved_batches.resize(before);
+      if (st.copied_to_cuda) site.batches_copied_to_cuda = true;
+    }
+    analyse_kept_tensors();
+  }
+
+  // ---- MEM001 -------------------------------------------------------------------------
+  bool under_no_grad(TSNode n) const {
+    for (TSNode p = parent(n); !is_null(p); p = parent(p)) {
+      if (is(p, "with_statement")) {
+        bool found = false;
+        visit(p, [&](TSNode w) {
+          if (found || !is(w, "with_item")) return;
+          TSNode v = field(w, "value");
+          if (is(v, "as_pattern")) v = named(v, 0);
+          if (!is(v, "call")) return;
+          auto q = m_.callee_name(v, m_.scope_of(v));
+          if (!q) return;
+          if (*q == "torch.no_grad" || *q == "torch.inference_mode" || *q == "torch.enable_grad") found = *q != "torch.enable_grad";
+          if (*q == "torch.set_grad_enabled") {
+            auto a = positional_args(v);
+            if (!a.empty() && is(a[0], "false")) found = true;
+          }
+        });
+        if (found) return true;
+      }
+      if (is(p, "function_definition")) {
+        TSNode dp = parent(p);
+        if (is(dp, "decorated_definition")) {
+          for (auto d : named_children(dp)) {
+            if (!is(d, "decorator")) continue;
+            auto ch = named_children(d);
+            if (ch.empty()) continue;
+            TSNode e = is(ch[0], "call") ? field(ch[0], "function") : ch[0];
+            auto q = m_.qualified_name(e, m_.scope_of(dp));
+            if (q && (*q == "torch.no_grad" || *q == "torch.inference_mode")) return true;
+          }
+        }
+        return false;
+      }
+    }
+    return false;
+  }
+
+  bool loop_backprops(TSNode loop) const {
+    bool found = false;
+    visit(field(loop, "body"), [&](TSNode n) {
+      if (found || !is(n, "call")) return;
+      if (method_name(n, src_) == "backward") found = true;
+      auto q = m_.callee_name(n, m_.scope_of(n));
+      if (q && *q == "torch.autograd.backward") found = true;
+    });
+    return found;
+  }
+
+  bool attached(TSNode e, const Scope* s, const std::set<std::string>& att) const {
+    e = unparen(e);
+    if (is(e, "identifier")) return att.count(std::string(t(e))) > 0;
+    if (is(e, "binary_operator"))
+      return attached(field(e, "left"), s, att) || attached(field(e, "right"), s, att);
+    if (is(e, "unary_operator")) { auto ch = named_children(e); return !ch.empty() && attached(ch.back(), s, att); }
+    if (is(e, "subscript")) return attached(field(e, "value"), s, att);
+    if (is(e, "attribute")) {
+      std::string_view a = t(field(e, "attribute"));
+      if (a == "data" || a == "grad" || a == "shape" || a == "dtype" || a == "device") return false;
+      return attached(field(e, "object"), s, att);
+    }
+    if (is(e, "call")) {
+      std::string_view meth = method_name(e, src_);
+      TSNode r = receiver(e);
+      if (!is_null(r)) {
+        if (kDetaching.count(meth)) return false;
+        if (attached(r, s, att)) return true;
+      }
+      auto q = m_.callee_name(e, s);
+      if (q && (*q == "builtins.float" || *q == "builtins.int" || *q == "builtins.str" || *q == "builtins.len" ||
+                *q == "builtins.round" || *q == "builtins.bool"))
+        return false;
+      TSNode fn = field(e, "function");
+      if (is_criterion(fn, s)) return true;
+      const ModelInfo* mi = model_for_callee(fn, s);
+      if (mi) return true;
+      return false;
+    }
+    return false;
+  }
+
+  // Is `name` bound (other than by `except_stmt`) inside `loop`, or bound anywhere else
+  // than before it in its scope? Containers kept across iterations are bound outside.
+  bool bound_outside_only(std::string_view name, const Scope* s, TSNode loop, TSNode except_stmt) const {
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(name, s, &fs);
+    if (!bs) return false;
+    bool outside = false;
+    for (const auto& b : *bs) {
+      bool inside = contains(loop, b.stmt) || (contains(loop, b.target) && !is_null(b.target));
+      if (inside) {
+        if (b.kind == Binding::Kind::AugAssign) continue;
+        if (!is_null(except_stmt) && contains(except_stmt, b.target)) continue;
+        return false;
+      }
+      outside = true;
+    }
+    return outside;
+  }
+
+  void analyse_kept_tensors() {
+    std::set<uint32_t> reported;
+    for (TSNode loop : m_.loops()) {
+      if (!loop_backprops(loop)) continue;
+      const Scope* s = m_.scope_of(loop);
+      std::set<std::string> att;
+      std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
+      visit(field(loop, "body"), [&](TSNode n) {
+        if (!is(n, "call")) return;
+        auto q = m_.callee_name(n, s);
+        std::string_view meth = method_name(n, src_);
+        if (q && (*q == "torch.stack" || *q == "torch.cat" || *q == "builtins.sum")) {
+          for (auto a : positional_args(n)) { TSNode r = root_identifier(a); if (!is_null(r)) consumed.insert(std::string(t(r))); }
+        }
+        if (meth == "backward") {
+          TSNode r = root_identifier(receiver(n));
+          if (!is_null(r)) consumed.insert(std::string(t(r)) + "#backward");
+        }
+      });
+      // Walk the body in order.
+      std::function<void(TSNode)> walk = [&](TSNode n) {
+        if (is_def(n) || is(n, "decorated_definition")) return;
+        std::string_view ty = type(n);
+        if (ty == "expression_statement") {
+          for (auto ch : named_children(n)) {
+            if (is(ch, "assignment")) {
+              TSNode left = unparen(field(ch, "left"));
+              TSNode right = field(ch, "right");
+              if (is(left, "identifier")) {
+                std::string name(t(left));
+                bool keep_site = attached(right, s, att) && is(unparen(right), "binary_operator") &&
+                                 mentions(right, name) && bound_outside_only(name, s, loop, ch);
+                if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, loop, reported, consumed);
+                else if (attached(right, s, att)) att.insert(name);
+                else att.erase(name);
+              } else if (is(left, "subscript")) {
+                TSNode base = root_identifier(field(left, "value"));
+                if (!is_null(base) && attached(right, s, att) && container_outside(field(left, "value"), s, loop))
+                  kept(n, right, std::string(t(field(left, "value"))), KeptGraphTensor::How::SubscriptStore, loop, reported, consumed);
+              } else {
+                std::vector<TSNode> ids;
+                collect_identifiers(left, ids);
+                for (auto id : ids) att.erase(std::string(t(id)));
+              }
+            } else if (is(ch, "augmented_assignment")) {
+              TSNode left = unparen(field(ch, "left"));
+              TSNode right = field(ch, "right");
+              std::string_view op = t(ts_node_child_by_field_name(ch, "operator", 8));
+              if ((op == "+=" || op == "-=") && attached(right, s, att) && container_outside(left, s, loop))
+                kept(n, right, std::string(t(left)), KeptGraphTensor::How::AugmentedAssign, loop, reported, consumed);
+            } else if (is(ch, "call")) {
+              std::string_view meth = method_name(ch, src_);
+              if (meth == "backward") {
+                TSNode r = root_identifier(receiver(ch));
+                if (!is_null(r) && is(unparen(receiver(ch)), "identifier")) att.insert(std::string(t(r)));
+              }
+              if (meth == "append" || meth == "extend" || meth == "insert" || meth == "add") {
+                TSNode cont = receiver(ch);
+                auto a = positional_args(ch);
+                if (a.empty()) continue;
+                TSNode val = meth == "insert" && a.size() > 1 ? a[1] : a[0];
+                if (meth == "extend") {
+                  TSNode u = unparen(val);
+                  if (!(is(u, "list") || is(u, "tuple"))) continue;
+                  auto el = named_children(u);
+                  if (el.size() != 1) continue;
+                  val = el[0];
+                }
+                if (attached(val, s, att) && container_outside(cont, s, loop))
+                  kept(n, val, std::string(t(cont)), KeptGraphTensor::How::Append, loop, reported, consumed);
+              }
+            }
+          }
+          return;
+        }
+        for (auto ch : named_children(n)) walk(ch);
+      };
+      walk(field(loop, "body"));
+    }
+  }
+
+  bool mentions(TSNode e, const std::string& name) const {
+    bool found = false;
+    visit(e, [&](TSNode n) { if (is(n, "identifier") && t(n) == name) found = true; });
+    return found;
+  }
+
+  bool container_outside(TSNode cont, const Scope* s, TSNode loop) const {
+    cont = unparen(cont);
+    if (is(cont, "identifier")) return bound_outside_only(t(cont), s, loop, TSNode{});
+    if (is(cont, "attribute")) {
+      TSNode o = unparen(field(cont, "object"));
+      if (!is(o, "identifier") || t(o) != "self") return false;
+      // self.x: reassigned inside the loop? then it does not outlive an iteration.
+      bool rebound = false;
+      visit(field(loop, "body"), [&](TSNode n) {
+        if (is(n, "assignment") && t(unparen(field(n, "left"))) == t(cont)) rebound = true;
+      });
+      return !rebound;
+    }
+    return false;
+  }
+
+  void kept(TSNode stmt, TSNode value, const std::string& container, KeptGraphTensor::How how, TSNode loop,
+            std::set<uint32_t>& reported, const std::set<std::string>& consumed) {
+    (void)loop;
+    std::string root = container.substr(0, container.find_first_of(".["));
+    if (container.rfind("self.", 0) == 0) root = container;
+    if (consumed.count(root) || consumed.count(root + "#backward")) return;
+    if (under_no_grad(stmt)) return;
+    if (reported.count(start(stmt))) return;
+    reported.insert(start(stmt));
+    KeptGraphTensor k;
+    k.statement = {start(stmt), end(stmt)};
+    TSNode v = unparen(value);
+    k.kept = {start(value), end(value)};
+    k.container = container;
+    k.how = how;
+    if (is(v, "identifier") || is(v, "attribute") || is(v, "call") || is(v, "subscript")) {
+      k.fix.push_back({end(value), end(value), ".detach()"});
+    } else {
+      k.fix.push_back({start(value), start(value), "("});
+      k.fix.push_back({end(value), end(value), ").detach()"});
+    }
+    facts_.kept_tensors.push_back(std::move(k));
+  }
+
+  // ---- DEV003 -----------------------------------------------------------------------
+  void find_created_then_moved() {
+    for (TSNode c : m_.calls()) {
+      std::string_view meth = method_name(c, src_);
+      if (meth != "cuda" && meth != "to") continue;
+      TSNode r = receiver(c);
+      if (!is(r, "call")) continue;
+      const Scope* s = m_.scope_of(c);
+      auto q = m_.callee_name(r, s);
+      if (!q || !kFactories.count(*q)) continue;
+      if (!is_null(keyword_arg(r, "device", src_))) continue;
+      if (!in_loop_within_function(c)) continue;
+      std::string device_text;
+      auto a = positional_args(c);
+      bool simple = true;
+      if (meth == "cuda") {
+        if (!a.empty() || !args_of(c).empty()) simple = false;
+        device_text = "\"cuda\"";
+      } else {
+        TSNode dev = a.empty() ? keyword_arg(c, "device", src_) : a[0];
+        if (is_null(dev)) continue;
+        auto vs = m_.evaluate(dev, s);
+        if (!values_known_devices(vs) || !values_cuda(vs)) continue;
+        device_text = std::string(t(dev));
+        for (auto x : args_of(c))
+          if (!same(x, dev) && !(is(x, "keyword_argument") && t(field(x, "name")) == "non_blocking")) simple = false;
+      }
+      CreatedThenMoved f;
+      f.expression = {start(c), end(c)};
+      f.factory = *q;
+      if (simple) {
+        TSNode fargs = field(r, "arguments");
+        auto fch = is(fargs, "argument_list") ? named_children(fargs) : std::vector<TSNode>{};
+        if (is(fargs, "argument_list")) {
+          if (fch.empty()) f.fix.push_back({start(fargs) + 1, start(fargs) + 1, "device=" + device_text});
+          else f.fix.push_back({end(fch.back()), end(fch.back()), ", device=" + device_text});
+          f.fix.push_back({end(r), end(c), ""});
+        }
+      }
+      facts_.created_then_moved.push_back(std::move(f));
+    }
+  }
+};
+
+}  // namespace
+
+FileFacts build_facts(const SemanticModel& model, const SourceFile& source) {
+  return Builder(model, source).run();
+}
+
+}  // namespace gpulint::python

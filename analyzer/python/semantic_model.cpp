@@ -1,0 +1,1010 @@
+#include "analyzer/python/semantic_model.h"
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+
+namespace gpulint::python {
+namespace {
+
+constexpr int kMaxDepth = 10;         // evaluation / origin recursion
+constexpr int kMaxWalkDepth = 3000;   // syntax nesting the model descends into
+
+void add_unique(std::vector<Value>& out, const Value& v) {
+  for (const auto& x : out)
+    if (x == v) return;
+  out.push_back(v);
+}
+void add_all(std::vector<Value>& out, const std::vector<Value>& vs) {
+  for (const auto& v : vs) add_unique(out, v);
+}
+std::vector<Value> unknown() { return {Value::unknown()}; }
+
+bool parse_int(std::string_view t, int64_t* out) {
+  std::string s;
+  for (char c : t)
+    if (c != '_') s.push_back(c);
+  int base = 10;
+  std::size_t off = 0;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; off = 2; }
+  else if (s.size() > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'O')) { base = 8; off = 2; }
+  else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) { base = 2; off = 2; }
+  auto r = std::from_chars(s.data() + off, s.data() + s.size(), *out, base);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+const char* kTorchFamily[] = {"torch", "torchvision", "lightning", "pytorch_lightning",
+                              "transformers", "accelerate", "timm", "torchaudio", "torchtext"};
+
+}  // namespace
+
+std::string canonical_name(std::string n) {
+  static const std::pair<const char*, const char*> kPrefixes[] = {
+      {"torch.utils.data.dataloader.", "torch.utils.data."},
+      {"torch.utils.data.dataset.", "torch.utils.data."},
+      {"torch.nn.modules.loss.", "torch.nn."},
+      {"torch.nn.modules.module.", "torch.nn."},
+      {"torch.nn.parallel.distributed.", "torch.nn.parallel."},
+      {"pytorch_lightning.", "lightning.pytorch."},
+      {"transformers.training_args.", "transformers."},
+      {"transformers.trainer.", "transformers."},
+  };
+  for (auto [from, to] : kPrefixes) {
+    std::string_view f(from);
+    if (n.compare(0, f.size(), f) == 0) return std::string(to) + n.substr(f.size());
+  }
+  if (n == "pytorch_lightning") return "lightning.pytorch";
+  return n;
+}
+
+bool is_cuda_device(const Value& v) {
+  return v.kind == Value::Kind::Str && v.s.compare(0, 4, "cuda") == 0;
+}
+
+// --------------------------------------------------------------------------------------
+// Building: one recursive walk with a scope stack.
+// --------------------------------------------------------------------------------------
+struct SemanticModel::Builder {
+  SemanticModel& m;
+  std::string_view src;
+
+  Scope* new_scope(Scope::Kind k, TSNode node, Scope* parent) {
+    auto s = std::make_unique<Scope>();
+    s->kind = k;
+    s->node = node;
+    s->parent = parent;
+    Scope* raw = s.get();
+    m.scopes_.push_back(std::move(s));
+    m.scope_by_node_[node.id] = raw;
+    return raw;
+  }
+
+  void add(Scope* s, TSNode ident, Binding b) {
+    b.target = ident;
+    s->names[std::string(text(ident, src))].push_back(std::move(b));
+  }
+
+  void note_import(const std::string& q) {
+    m.imported_.push_back(q);
+    for (const char* fam : kTorchFamily) {
+      std::string_view f(fam);
+      if (q.compare(0, f.size(), f) == 0 && (q.size() == f.size() || q[f.size()] == '.'))
+        m.imports_torch_ = true;
+    }
+  }
+
+  // Binds the names of an assignment / for target. `value` is the RHS (or iterable).
+  void bind_target(Scope* s, TSNode target, TSNode value, Binding::Kind kind, TSNode stmt,
+                   int unpack_index) {
+    target = unparen(target);
+    std::string_view t = type(target);
+    if (t == "identifier") {
+      Binding b;
+      b.kind = kind;
+      b.stmt = stmt;
+      b.value = value;
+      b.unpack_index = unpack_index;
+      add(s, target, b);
+    } else if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" ||
+               t == "tuple" || t == "list" || t == "expression_list") {
+      auto elems = named_children(target);
+      TSNode v = is_null(value) ? value : unparen(value);
+      std::vector<TSNode> vals;
+      bool destructure = false;
+      if (!is_null(v) && unpack_index < 0 &&
+          (is(v, "expression_list") || is(v, "tuple") || is(v, "list") || is(v, "pattern_list"))) {
+        vals = named_children(v);
+        destructure = vals.size() == elems.size();
+        for (auto& x : vals) if (is(x, "list_splat")) destructure = false;
+      }
+      for (std::size_t i = 0; i < elems.size(); ++i) {
+        if (destructure) bind_target(s, elems[i], vals[i], kind, stmt, -1);
+        else bind_target(s, elems[i], value, kind, stmt, static_cast<int>(i));
+      }
+    } else if (t == "list_splat_pattern" || t == "list_splat") {
+      for (auto ch : named_children(target)) bind_target(s, ch, TSNode{}, Binding::Kind::Other, stmt, -1);
+    } else if (t == "attribute") {
+      TSNode attr = field(target, "attribute");
+      if (!is_null(attr) && !is_null(value) && unpack_index < 0)
+        m.attribute_stores_[std::string(text(attr, src))].emplace_back(value, s);
+      else if (!is_null(attr))
+        m.attribute_stores_[std::string(text(attr, src))].emplace_back(TSNode{}, s);
+    } else if (t == "subscript") {
+      TSNode base = unparen(field(target, "value"));
+      if (is(base, "identifier"))
+        m.dict_writes_[{s, std::string(text(base, src))}].push_back(stmt);
+    }
+  }
+
+  void bind_params(Scope* fs, TSNode fn, TSNode params) {
+    if (is_null(params)) return;
+    int index = 0;
+    bool kw_only = false;
+    for (auto p : named_children(params)) {
+      std::string_view t = type(p);
+      Binding b;
+      b.kind = Binding::Kind::Param;
+      b.stmt = fn;
+      b.function = fn;
+      TSNode ident{};
+      if (t == "identifier") ident = p;
+      else if (t == "default_parameter" || t == "typed_default_parameter") {
+        ident = field(p, "name");
+        b.param_default = field(p, "value");
+      } else if (t == "typed_parameter") {
+        auto ch = named_children(p);
+        if (!ch.empty() && is(ch[0], "identifier")) ident = ch[0];
+        else { kw_only = true; if (!ch.empty()) { auto in = named_children(ch[0]); if (!in.empty()) { b.param_index = -1; add(fs, in[0], b);} } continue; }
+      } else if (t == "list_splat_pattern" || t == "dictionary_splat_pattern") {
+        kw_only = true;
+        auto ch = named_children(p);
+        if (!ch.empty() && is(ch[0], "identifier")) { b.param_index = -1; add(fs, ch[0], b); }
+        continue;
+      } else if (t == "keyword_separator") {
+        kw_only = true;
+        continue;
+      } else if (t == "positional_separator") {
+        continue;
+      }
+      if (is_null(ident) || !is(ident, "identifier")) continue;
+      b.param_index = kw_only ? -1 : index;
+      if (!kw_only) ++index;
+      add(fs, ident, b);
+    }
+  }
+
+  void import_stmt(Scope* s, TSNode n) {
+    bool from = is(n, "import_from_statement");
+    std::string module;
+    if (from) {
+      TSNode mod = field(n, "module_name");
+      module = std::string(text(mod, src));
+    }
+    uint32_t c = ts_node_child_count(n);
+    for (uint32_t i = 0; i < c; ++i) {
+      const char* fname = ts_node_field_name_for_child(n, i);
+      TSNode ch = ts_node_child(n, i);
+      if (is(ch, "wildcard_import")) {
+        s->star_imports.push_back(canonical_name(module));
+        note_import(module);
+        continue;
+      }
+      if (!fname || std::string_view(fname) != "name") continue;
+      TSNode dotted = ch, alias{};
+      if (is(ch, "aliased_import")) {
+        dotted = field(ch, "name");
+        alias = field(ch, "alias");
+      }
+      std::string name(text(dotted, src));
+      Binding b;
+      b.kind = Binding::Kind::Import;
+      b.stmt = n;
+      if (from) {
+        b.qualified = canonical_name(module + "." + name);
+        note_import(module);
+        if (!is_null(alias)) add(s, alias, b);
+        else add(s, dotted, b);  // `from m import x`: dotted_name holds one identifier
+      } else {
+        note_import(name);
+        if (!is_null(alias)) {
+          b.qualified = canonical_name(name);
+          add(s, alias, b);
+        } else {
+          // `import a.b.c` binds `a`.
+          TSNode first = named(dotted, 0);
+          b.qualified = std::string(text(first, src));
+          add(s, first, b);
+        }
+      }
+    }
+  }
+
+  void call(Scope* s, TSNode n) {
+    m.calls_.push_back(n);
+    TSNode fn = field(n, "function");
+    if (is(fn, "identifier")) {
+      m.calls_by_name_[std::string(text(fn, src))].push_back(n);
+    } else if (is(fn, "attribute")) {
+      TSNode attr = field(fn, "attribute");
+      TSNode obj = unparen(field(fn, "object"));
+      std::string_view an = text(attr, src);
+      m.calls_by_name_[std::string(an)].push_back(n);
+      if (is(obj, "identifier") && (an == "update" || an == "setdefault" || an == "pop"))
+        m.dict_writes_[{s, std::string(text(obj, src))}].push_back(n);
+      if (an == "add_argument") argparse_arg(s, n);
+    }
+  }
+
+  void argparse_arg(Scope* s, TSNode n) {
+    TSNode args = field(n, "arguments");
+    if (!is(args, "argument_list")) return;
+    std::string dest, first_long, first_short, positional;
+    ArgparseArg a;
+    a.scope = s;
+    std::string type_name;
+    for (auto ch : named_children(args)) {
+      if (is(ch, "keyword_argument")) {
+        std::string_view k = text(field(ch, "name"), src);
+        TSNode v = field(ch, "value");
+        if (k == "dest") { std::string d; if (string_literal_value(v, src, &d)) dest = d; }
+        else if (k == "default") a.default_value = v;
+        else if (k == "action") {
+          std::string act;
+          if (string_literal_value(v, src, &act)) {
+            a.store_true = act == "store_true";
+            a.store_false = act == "store_false";
+          }
+        }
+      } else {
+        std::string opt;
+        if (!string_literal_value(ch, src, &opt)) continue;
+        if (opt.rfind("--", 0) == 0) { if (first_long.empty()) first_long = opt.substr(2); }
+        else if (opt.rfind("-", 0) == 0) { if (first_short.empty()) first_short = opt.substr(1); }
+        else if (positional.empty()) positional = opt;
+      }
+    }
+    if (dest.empty()) dest = !first_long.empty() ? first_long : (!first_short.empty() ? first_short : positional);
+    std::replace(dest.begin(), dest.end(), '-', '_');
+    if (!dest.empty()) m.argparse_[dest].push_back(a);
+  }
+
+  void walk(TSNode n, Scope* s, int depth) {
+    if (depth > kMaxWalkDepth) return;
+    std::string_view t = type(n);
+    if (t == "function_definition") {
+      TSNode name = field(n, "name");
+      Binding b;
+      b.kind = Binding::Kind::Def;
+      b.stmt = n;
+      b.function = n;
+      if (!is_null(name)) add(s, name, b);
+      TSNode params = field(n, "parameters");
+      // Defaults and annotations belong to the enclosing scope.
+      if (!is_null(params)) walk_children(params, s, depth + 1);
+      Scope* fs = new_scope(Scope::Kind::Function, n, s);
+      bind_params(fs, n, params);
+      TSNode body = field(n, "body");
+      if (!is_null(body)) walk(body, fs, depth + 1);
+      return;
+    }
+    if (t == "class_definition") {
+      TSNode name = field(n, "name");
+      Binding b;
+      b.kind = Binding::Kind::Class;
+      b.stmt = n;
+      b.function = n;
+      if (!is_null(name)) add(s, name, b);
+      TSNode sup = field(n, "superclasses");
+      if (!is_null(sup)) walk(sup, s, depth + 1);
+      Scope* cs = new_scope(Scope::Kind::Class, n, s);
+      TSNode body = field(n, "body");
+      if (!is_null(body)) walk(body, cs, depth + 1);
+      return;
+    }
+    if (t == "lambda") {
+      Scope* ls = new_scope(Scope::Kind::Lambda, n, s);
+      TSNode params = field(n, "parameters");
+      bind_params(ls, n, params);
+      TSNode body = field(n, "body");
+      if (!is_null(body)) walk(body, ls, depth + 1);
+      return;
+    }
+    if (t == "list_comprehension" || t == "set_comprehension" ||
+        t == "dictionary_comprehension" || t == "generator_expression") {
+      Scope* cs = new_scope(Scope::Kind::Comprehension, n, s);
+      for (auto ch : named_children(n)) {
+        if (is(ch, "for_in_clause")) {
+          TSNode left = field(ch, "left");
+          TSNode right = field(ch, "right");
+          bind_target(cs, left, right, Binding::Kind::For, ch, 0);
+          if (!is_null(right)) walk(right, cs, depth + 1);
+        } else {
+          walk(ch, cs, depth + 1);
+        }
+      }
+      return;
+    }
+    if (t == "import_statement" || t == "import_from_statement") {
+      import_stmt(s, n);
+      return;
+    }
+    if (t == "future_import_statement") return;
+    if (t == "assignment") {
+      TSNode left = field(n, "left");
+      TSNode right = field(n, "right");
+      // Chained `a = b = v`: the right side is another assignment.
+      TSNode value = right;
+      while (is(value, "assignment")) value = field(value, "right");
+      if (!is_null(left)) {
+        bind_target(s, left, value, Binding::Kind::Assign, n, -1);
+        if (!is(unparen(left), "identifier")) walk(left, s, depth + 1);
+      }
+      if (!is_null(right)) walk(right, s, depth + 1);
+      return;
+    }
+    if (t == "augmented_assignment") {
+      TSNode left = field(n, "left");
+      TSNode right = field(n, "right");
+      if (is(unparen(left), "identifier")) {
+        Binding b;
+        b.kind = Binding::Kind::AugAssign;
+        b.stmt = n;
+        b.value = right;
+        add(s, unparen(left), b);
+      } else if (!is_null(left)) {
+        walk(left, s, depth + 1);
+      }
+      if (!is_null(right)) walk(right, s, depth + 1);
+      return;
+    }
+    if (t == "for_statement") {
+      m.loops_.push_back(n);
+      TSNode left = field(n, "left");
+      TSNode right = field(n, "right");
+      if (!is_null(left)) bind_target(s, left, right, Binding::Kind::For, n, 0);
+      walk_children(n, s, depth + 1, left);
+      return;
+    }
+    if (t == "while_statement") {
+      m.loops_.push_back(n);
+    } else if (t == "with_item") {
+      TSNode v = field(n, "value");
+      if (is(v, "as_pattern")) {
+        auto ch = named_children(v);
+        TSNode alias = field(v, "alias");
+        if (!is_null(alias)) {
+          for (auto a : named_children(alias)) bind_target(s, a, ch.empty() ? TSNode{} : ch[0], Binding::Kind::With, n, 0);
+        }
+      }
+    } else if (t == "named_expression") {
+      TSNode name = field(n, "name");
+      TSNode value = field(n, "value");
+      if (is(name, "identifier")) {
+        Binding b;
+        b.kind = Binding::Kind::Assign;
+        b.stmt = n;
+        b.value = value;
+        add(s, name, b);
+      }
+    } else if (t == "global_statement" || t == "nonlocal_statement") {
+      for (auto ch : named_children(n))
+        if (is(ch, "identifier")) s->globals.emplace_back(text(ch, src));
+      return;
+    } else if (t == "except_clause") {
+      for (auto ch : named_children(n))
+        if (is(ch, "as_pattern")) {
+          TSNode alias = field(ch, "alias");
+          if (!is_null(alias))
+            for (auto a : named_children(alias)) bind_target(s, a, TSNode{}, Binding::Kind::Other, n, -1);
+        }
+    } else if (t == "call") {
+      call(s, n);
+    } else if (t == "comment" || t == "string" || t == "integer" || t == "float") {
+      return;
+    }
+    walk_children(n, s, depth + 1);
+  }
+
+  void walk_children(TSNode n, Scope* s, int depth, TSNode skip = TSNode{}) {
+    uint32_t c = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < c; ++i) {
+      TSNode ch = ts_node_named_child(n, i);
+      if (!is_null(skip) && same(ch, skip)) {
+        // Loop targets: walk attribute/subscript parts only for calls inside them (rare).
+        continue;
+      }
+      walk(ch, s, depth);
+    }
+  }
+};
+
+SemanticModel::SemanticModel(std::string_view src, TSNode root) : src_(src), root_(root) {
+  Builder b{*this, src};
+  Scope* ms = b.new_scope(Scope::Kind::Module, root, nullptr);
+  b.walk_children(root, ms, 0);
+}
+
+bool SemanticModel::imports_module(std::string_view prefix) const {
+  for (const auto& q : imported_) {
+    std::string c = canonical_name(q);
+    if (c.compare(0, prefix.size(), prefix) == 0 &&
+        (c.size() == prefix.size() || c[prefix.size()] == '.'))
+      return true;
+    if (q.compare(0, prefix.size(), prefix) == 0 &&
+        (q.size() == prefix.size() || q[prefix.size()] == '.'))
+      return true;
+  }
+  return false;
+}
+
+const Scope* SemanticModel::scope_of(TSNode node) const {
+  TSNode n = node;
+  for (int guard = 0; !is_null(n) && guard < 100000; ++guard) {
+    auto it = scope_by_node_.find(n.id);
+    if (it != scope_by_node_.end() && !same(n, node)) return it->second;
+    if (it != scope_by_node_.end() && same(n, node) && n.id == root_.id) return it->second;
+    n = parent(n);
+  }
+  return module_scope();
+}
+
+const std::vector<Binding>* SemanticModel::lookup(std::string_view name, const Scope* scope,
+                                                  const Scope** found) const {
+  std::string key(name);
+  const Scope* s = scope;
+  bool first = true;
+  while (s) {
+    bool skip = s->kind == Scope::Kind::Class && !first;
+    if (!skip) {
+      if (std::find(s->globals.begin(), s->globals.end(), key) != s->globals.end()) {
+        s = module_scope();
+        first = false;
+        continue;
+      }
+      auto it = s->names.find(key);
+      if (it != s->names.end()) {
+        if (found) *found = s;
+        return &it->second;
+      }
+    }
+    first = false;
+    s = s->parent;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scope* scope) const {
+  for (int guard = 0; guard < kMaxDepth; ++guard) {
+    expr = unparen(expr);
+    if (is(expr, "identifier")) {
+      std::string_view name = text(expr, src_);
+      const Scope* fs = nullptr;
+      const auto* bs = lookup(name, scope, &fs);
+      if (!bs) {
+        const Scope* ms = module_scope();
+        if (ms->star_imports.size() == 1) return ms->star_imports[0] + "." + std::string(name);
+        if (!ms->star_imports.empty()) return std::nullopt;
+        return "builtins." + std::string(name);
+      }
+      std::optional<std::string> q;
+      bool all_imports = true, all_defs = true;
+      for (const auto& b : *bs) {
+        if (b.kind == Binding::Kind::Import) {
+          if (q && *q != b.qualified) return std::nullopt;
+          q = b.qualified;
+        } else {
+          all_imports = false;
+        }
+        if (b.kind != Binding::Kind::Def && b.kind != Binding::Kind::Class) all_defs = false;
+      }
+      if (all_imports && q) return q;
+      if (all_defs) return "local." + std::string(name);
+      // An alias: `DL = DataLoader` (one plain assignment of a name or attribute).
+      if (bs->size() == 1 && (*bs)[0].kind == Binding::Kind::Assign && (*bs)[0].unpack_index < 0) {
+        TSNode v = unparen((*bs)[0].value);
+        if (is(v, "identifier") || is(v, "attribute")) {
+          expr = v;
+          scope = fs;
+          continue;
+        }
+      }
+      return std::nullopt;
+    }
+    if (is(expr, "attribute")) {
+      auto base = qualified_name(field(expr, "object"), scope);
+      if (!base || base->rfind("local.", 0) == 0) return std::nullopt;
+      return canonical_name(*base + "." + std::string(text(field(expr, "attribute"), src_)));
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> SemanticModel::callee_name(TSNode call, const Scope* scope) const {
+  return qualified_name(field(call, "function"), scope);
+}
+
+// --------------------------------------------------------------------------------------
+// Evaluation
+// --------------------------------------------------------------------------------------
+std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) const {
+  if (is_null(e) || depth > kMaxDepth) return unknown();
+  e = unparen(e);
+  std::string_view t = type(e);
+  if (t == "integer") {
+    int64_t v;
+    if (parse_int(text(e, src_), &v)) return {Value::integer(v)};
+    return unknown();
+  }
+  if (t == "float") return {Value::floating(std::atof(std::string(text(e, src_)).c_str()))};
+  if (t == "true") return {Value::boolean(true)};
+  if (t == "false") return {Value::boolean(false)};
+  if (t == "none") return {Value::none()};
+  if (t == "string") {
+    std::string v;
+    if (string_literal_value(e, src_, &v)) return {Value::string(v)};
+    // f"cuda:{rank}" names a CUDA device even though the index is unknown.
+    std::string_view raw = text(e, src_);
+    auto q = raw.find_first_of("'\"");
+    if (q != std::string_view::npos && raw.substr(q + 1, 4) == "cuda") return {Value::string("cuda")};
+    return unknown();
+  }
+  if (t == "unary_operator") {
+    auto ch = named_children(e);
+    if (ch.size() == 1 && text(e, src_).substr(0, 1) == "-") {
+      auto vs = evaluate(ch[0], s, depth + 1);
+      for (auto& v : vs) {
+        if (v.kind == Value::Kind::Int) v.i = -v.i;
+        else if (v.kind == Value::Kind::Float) v.f = -v.f;
+        else return unknown();
+      }
+      return vs;
+    }
+    return unknown();
+  }
+  if (t == "conditional_expression") {
+    auto ch = named_children(e);
+    if (ch.size() != 3) return unknown();
+    auto out = evaluate(ch[0], s, depth + 1);
+    add_all(out, evaluate(ch[2], s, depth + 1));
+    return out;
+  }
+  if (t == "boolean_operator") {
+    std::string_view op = text(ts_node_child_by_field_name(e, "operator", 8), src_);
+    if (op != "or") return unknown();
+    auto out = evaluate(field(e, "left"), s, depth + 1);
+    add_all(out, evaluate(field(e, "right"), s, depth + 1));
+    return out;
+  }
+  if (t == "identifier") {
+    const Scope* fs = nullptr;
+    const auto* bs = lookup(text(e, src_), s, &fs);
+    if (!bs) return unknown();
+    std::vector<Value> out;
+    for (const auto& b : *bs) add_all(out, evaluate_binding(b, fs, depth + 1));
+    return out.empty() ? unknown() : out;
+  }
+  if (t == "attribute") return evaluate_argparse(e, s, depth + 1);
+  if (t == "call") {
+    auto q = callee_name(e, s);
+    if (!q) return unknown();
+    TSNode args = field(e, "arguments");
+    auto ch = is(args, "argument_list") ? named_children(args) : std::vector<TSNode>{};
+    if (*q == "torch.device" && !ch.empty() && !is(ch[0], "keyword_argument")) {
+      auto vs = evaluate(ch[0], s, depth + 1);
+      for (auto& v : vs)
+        if (v.kind != Value::Kind::Str) return unknown();
+      return vs;
+    }
+    if ((*q == "builtins.int" || *q == "builtins.bool") && ch.size() == 1 && !is(ch[0], "keyword_argument")) {
+      auto vs = evaluate(ch[0], s, depth + 1);
+      for (auto& v : vs) {
+        if (*q == "builtins.int" && v.kind == Value::Kind::Str) {
+          int64_t i;
+          if (parse_int(v.s, &i)) v = Value::integer(i); else return unknown();
+        }
+        if (*q == "builtins.int" && v.kind != Value::Kind::Int) return unknown();
+        if (*q == "builtins.bool" && v.kind != Value::Kind::Bool) return unknown();
+      }
+      return vs;
+    }
+    return unknown();
+  }
+  return unknown();
+}
+
+std::vector<Value> SemanticModel::evaluate_binding(const Binding& b, const Scope* scope, int depth) const {
+  switch (b.kind) {
+    case Binding::Kind::Assign:
+      if (b.unpack_index >= 0 || is_null(b.value)) return unknown();
+      return evaluate(b.value, scope, depth);
+    case Binding::Kind::Param:
+      return evaluate_param(b, depth);
+    default:
+      return unknown();
+  }
+}
+
+std::vector<Value> SemanticModel::evaluate_param(const Binding& b, int depth) const {
+  if (depth > kMaxDepth || b.param_index < 0) return unknown();
+  auto sites = call_sites(b.function);
+  if (sites.empty()) return unknown();
+  std::string pname(text(b.target, src_));
+  // Methods called as obj.m(...) do not pass `self` explicitly.
+  int index = b.param_index;
+  const Scope* fscope = scope_of(b.function);
+  bool method = fscope && fscope->kind == Scope::Kind::Class;
+  if (method) {
+    if (index == 0) return unknown();
+    --index;
+  }
+  std::vector<Value> out;
+  for (const auto& site : sites) {
+    TSNode args = field(site.node, "arguments");
+    if (!is(args, "argument_list")) return unknown();
+    TSNode found{};
+    int pos = 0;
+    for (auto ch : named_children(args)) {
+      if (is(ch, "list_splat") || is(ch, "dictionary_splat")) return unknown();
+      if (is(ch, "keyword_argument")) {
+        if (text(field(ch, "name"), src_) == pname) found = field(ch, "value");
+      } else {
+        if (pos == index) found = ch;
+        ++pos;
+      }
+    }
+    if (is_null(found)) {
+      if (is_null(b.param_default)) return unknown();
+      add_all(out, evaluate(b.param_default, scope_of(b.function), depth + 1));
+    } else {
+      add_all(out, evaluate(found, site.scope, depth + 1));
+    }
+  }
+  return out.empty() ? unknown() : out;
+}
+
+std::vector<Value> SemanticModel::evaluate_argparse(TSNode attr, const Scope* s, int depth) const {
+  TSNode obj = unparen(field(attr, "object"));
+  if (!is(obj, "identifier")) return unknown();
+  std::string name(text(field(attr, "attribute"), src_));
+  // The object must come from parse_args() / parse_known_args()[0].
+  auto os = origins(obj, s, depth + 1);
+  if (os.empty()) return unknown();
+  for (const auto& o : os) {
+    TSNode n = o.node;
+    if (is(n, "subscript")) n = unparen(field(n, "value"));
+    if (!is(n, "call")) return unknown();
+    TSNode fn = field(n, "function");
+    if (!is(fn, "attribute")) return unknown();
+    std::string_view m = text(field(fn, "attribute"), src_);
+    if (m != "parse_args" && m != "parse_known_args") return unknown();
+  }
+  auto it = argparse_.find(name);
+  if (it == argparse_.end()) return unknown();
+  std::vector<Value> out;
+  for (const auto& a : it->second) {
+    if (a.store_true && is_null(a.default_value)) { add_unique(out, Value::boolean(false)); continue; }
+    if (a.store_false && is_null(a.default_value)) { add_unique(out, Value::boolean(true)); continue; }
+    if (is_null(a.default_value)) { add_unique(out, Value::none()); continue; }
+    add_all(out, evaluate(a.default_value, a.scope, depth + 1));
+  }
+  // argparse converts string defaults with `type=`; integers written as strings happen.
+  for (auto& v : out) {
+    int64_t i;
+    if (v.kind == Value::Kind::Str && parse_int(v.s, &i)) v = Value::integer(i);
+  }
+  auto st = attribute_stores_.find(name);
+  if (st != attribute_stores_.end()) {
+    for (const auto& [value, scope] : st->second) {
+      if (is_null(value)) return unknown();
+      add_all(out, evaluate(value, scope, depth + 1));
+    }
+  }
+  return out.empty() ? unknown() : out;
+}
+
+std::optional<DictValue> SemanticModel::evaluate_dict(TSNode e, const Scope* s, int depth) const {
+  if (is_null(e) || depth > kMaxDepth) return std::nullopt;
+  e = unparen(e);
+  auto merge = [](DictValue& into, const DictValue& from) {
+    into.unknown_keys |= from.unknown_keys;
+    for (const auto& [k, vs] : from.keys) add_all(into.keys[k], vs);
+  };
+  if (is(e, "dictionary")) {
+    DictValue d;
+    for (auto ch : named_children(e)) {
+      if (is(ch, "pair")) {
+        std::string key;
+        if (!string_literal_value(field(ch, "key"), src_, &key)) { d.unknown_keys = true; continue; }
+        add_all(d.keys[key], evaluate(field(ch, "value"), s, depth + 1));
+      } else if (is(ch, "dictionary_splat")) {
+        auto inner = evaluate_dict(named(ch, 0), s, depth + 1);
+        if (!inner) d.unknown_keys = true; else merge(d, *inner);
+      } else {
+        d.unknown_keys = true;
+      }
+    }
+    return d;
+  }
+  if (is(e, "call")) {
+    auto q = callee_name(e, s);
+    TSNode fn = field(e, "function");
+    if (is(fn, "attribute") && text(field(fn, "attribute"), src_) == "copy")
+      return evaluate_dict(field(fn, "object"), s, depth + 1);
+    if (!q || *q != "builtins.dict") return std::nullopt;
+    DictValue d;
+    TSNode args = field(e, "arguments");
+    if (!is(args, "argument_list")) return std::nullopt;
+    for (auto ch : named_children(args)) {
+      if (is(ch, "keyword_argument")) {
+        add_all(d.keys[std::string(text(field(ch, "name"), src_))], evaluate(field(ch, "value"), s, depth + 1));
+      } else if (is(ch, "dictionary_splat") || !is(ch, "list_splat")) {
+        TSNode inner_node = is(ch, "dictionary_splat") ? named(ch, 0) : ch;
+        auto inner = evaluate_dict(inner_node, s, depth + 1);
+        if (!inner) d.unknown_keys = true; else merge(d, *inner);
+      } else {
+        d.unknown_keys = true;
+      }
+    }
+    return d;
+  }
+  if (!is(e, "identifier")) return std::nullopt;
+  const Scope* fs = nullptr;
+  const auto* bs = lookup(text(e, src_), s, &fs);
+  if (!bs) return std::nullopt;
+  std::vector<DictValue> alts;
+  for (const auto& b : *bs) {
+    if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0) return std::nullopt;
+    auto d = evaluate_dict(b.value, fs, depth + 1);
+    if (!d) return std::nullopt;
+    alts.push_back(std::move(*d));
+  }
+  if (alts.empty()) return std::nullopt;
+  DictValue out;
+  for (const auto& a : alts) {
+    out.unknown_keys |= a.unknown_keys;
+    for (const auto& [k, vs] : a.keys) add_all(out.keys[k], vs);
+  }
+  for (auto& [k, vs] : out.keys)
+    for (const auto& a : alts)
+      if (!a.keys.count(k)) add_unique(vs, Value::absent());
+  // Writes to the dict in the same scope: .update(...), [k] = v, .setdefault, .pop.
+  auto wit = dict_writes_.find({fs, std::string(text(e, src_))});
+  if (wit != dict_writes_.end()) {
+    for (TSNode w : wit->second) {
+      if (is(w, "call")) {
+        std::string_view method = text(field(field(w, "function"), "attribute"), src_);
+        TSNode args = field(w, "arguments");
+        auto ch = is(args, "argument_list") ? named_children(args) : std::vector<TSNode>{};
+        if (method == "update") {
+          DictValue upd;
+          bool ok = true;
+          for (auto a : ch) {
+            if (is(a, "keyword_argument")) {
+              add_all(upd.keys[std::string(text(field(a, "name"), src_))], evaluate(field(a, "value"), fs, depth + 1));
+            } else {
+              auto inner = evaluate_dict(is(a, "dictionary_splat") ? named(a, 0) : a, fs, depth + 1);
+              if (!inner) ok = false; else merge(upd, *inner);
+            }
+          }
+          if (!ok) out.unknown_keys = true;
+          for (const auto& [k, vs] : upd.keys) {
+            auto& slot = out.keys[k];
+            if (slot.empty()) slot.push_back(Value::absent());
+            add_all(slot, vs);
+          }
+          out.unknown_keys |= upd.unknown_keys;
+        } else if ((method == "setdefault" || method == "pop") && !ch.empty()) {
+          std::string key;
+          if (!string_literal_value(ch[0], src_, &key)) { out.unknown_keys = true; continue; }
+          auto& slot = out.keys[key];
+          if (slot.empty()) slot.push_back(Value::absent());
+          if (method == "pop") add_unique(slot, Value::absent());
+          else if (ch.size() > 1) add_all(slot, evaluate(ch[1], fs, depth + 1));
+        }
+      } else if (is(w, "assignment")) {
+        TSNode left = unparen(field(w, "left"));
+        TSNode sub = field(left, "subscript");
+        std::string key;
+        if (is_null(sub) || !string_literal_value(sub, src_, &key)) { out.unknown_keys = true; continue; }
+        auto& slot = out.keys[key];
+        if (slot.empty()) slot.push_back(Value::absent());
+        add_all(slot, evaluate(field(w, "right"), fs, depth + 1));
+      }
+    }
+  }
+  return out;
+}
+
+TSNode SemanticModel::argument_node(TSNode call, const Signature& sig, std::string_view param) const {
+  TSNode args = field(call, "arguments");
+  if (!is(args, "argument_list")) return TSNode{};
+  int pos_index = -1;
+  for (std::size_t i = 0; i < sig.positional.size(); ++i)
+    if (sig.positional[i] == param) pos_index = static_cast<int>(i);
+  int pos = 0;
+  for (auto ch : named_children(args)) {
+    if (is(ch, "keyword_argument")) {
+      if (text(field(ch, "name"), src_) == param) return field(ch, "value");
+    } else if (!is(ch, "list_splat") && !is(ch, "dictionary_splat")) {
+      if (pos == pos_index) return ch;
+      ++pos;
+    }
+  }
+  return TSNode{};
+}
+
+ArgumentFact SemanticModel::bind_argument(TSNode call, const Signature& sig, std::string_view param,
+                                          const Scope* scope) const {
+  ArgumentFact fact;
+  TSNode args = field(call, "arguments");
+  if (!is(args, "argument_list")) return fact;  // generator argument: unknown
+  int pos_index = -1;
+  for (std::size_t i = 0; i < sig.positional.size(); ++i)
+    if (sig.positional[i] == param) pos_index = static_cast<int>(i);
+  int pos = 0;
+  bool star_before = false;
+  std::vector<TSNode> kwdicts;
+  for (auto ch : named_children(args)) {
+    if (is(ch, "keyword_argument")) {
+      if (text(field(ch, "name"), src_) == param) {
+        TSNode v = field(ch, "value");
+        fact.origin = ValueOrigin::Keyword;
+        fact.written = {start(v), end(v)};
+        fact.alternatives = evaluate(v, scope);
+        return fact;
+      }
+    } else if (is(ch, "list_splat")) {
+      star_before = true;
+    } else if (is(ch, "dictionary_splat")) {
+      kwdicts.push_back(named(ch, 0));
+    } else {
+      if (pos == pos_index && !star_before) {
+        fact.origin = ValueOrigin::Positional;
+        fact.written = {start(ch), end(ch)};
+        fact.alternatives = evaluate(ch, scope);
+        return fact;
+      }
+      ++pos;
+    }
+  }
+  if (star_before && pos_index >= 0) return fact;  // *args may fill it: unknown
+  if (kwdicts.empty()) {
+    fact.origin = ValueOrigin::Absent;
+    fact.alternatives = {Value::absent()};
+    return fact;
+  }
+  std::vector<Value> out;
+  bool any_key = false;
+  for (TSNode d : kwdicts) {
+    auto dv = evaluate_dict(d, scope);
+    if (!dv) return fact;  // unknown
+    auto it = dv->keys.find(std::string(param));
+    if (it == dv->keys.end()) {
+      if (dv->unknown_keys) return fact;
+      continue;
+    }
+    any_key = true;
+    add_all(out, it->second);
+  }
+  if (!any_key) {
+    fact.origin = ValueOrigin::Absent;
+    fact.alternatives = {Value::absent()};
+    return fact;
+  }
+  fact.origin = ValueOrigin::KwargsDict;
+  fact.alternatives = out;
+  return fact;
+}
+
+// --------------------------------------------------------------------------------------
+// Origins and call sites
+// --------------------------------------------------------------------------------------
+std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int depth) const {
+  std::vector<Origin> out;
+  if (is_null(expr) || depth > kMaxDepth) return out;
+  expr = unparen(expr);
+  if (is(expr, "identifier")) {
+    const Scope* fs = nullptr;
+    const auto* bs = lookup(text(expr, src_), scope, &fs);
+    if (!bs) return out;
+    for (const auto& b : *bs) {
+      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value)) {
+        auto sub = origins(b.value, fs, depth + 1);
+        out.insert(out.end(), sub.begin(), sub.end());
+      } else if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value)) {
+        // `x, y = accelerator.prepare(a, b)` — the origin is the call itself.
+        out.push_back({unparen(b.value), fs});
+      } else if (b.kind == Binding::Kind::Param && b.param_index >= 0) {
+        int index = b.param_index;
+        const Scope* fscope = scope_of(b.function);
+        if (fscope && fscope->kind == Scope::Kind::Class) {
+          if (index == 0) continue;
+          --index;
+        }
+        std::string pname(text(b.target, src_));
+        for (const auto& site : call_sites(b.function)) {
+          TSNode args = field(site.node, "arguments");
+          if (!is(args, "argument_list")) continue;
+          int pos = 0;
+          for (auto ch : named_children(args)) {
+            if (is(ch, "keyword_argument")) {
+              if (text(field(ch, "name"), src_) == pname) {
+                auto sub = origins(field(ch, "value"), site.scope, depth + 1);
+                out.insert(out.end(), sub.begin(), sub.end());
+              }
+            } else if (!is(ch, "list_splat") && !is(ch, "dictionary_splat")) {
+              if (pos == index) {
+                auto sub = origins(ch, site.scope, depth + 1);
+                out.insert(out.end(), sub.begin(), sub.end());
+              }
+              ++pos;
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+  if (is(expr, "attribute")) {
+    TSNode obj = unparen(field(expr, "object"));
+    if (is(obj, "identifier") && text(obj, src_) == "self") {
+      auto it = attribute_stores_.find(std::string(text(field(expr, "attribute"), src_)));
+      if (it != attribute_stores_.end())
+        for (const auto& [v, sc] : it->second) {
+          if (is_null(v)) continue;
+          auto sub = origins(v, sc, depth + 1);
+          out.insert(out.end(), sub.begin(), sub.end());
+        }
+      return out;
+    }
+  }
+  out.push_back({expr, scope});
+  return out;
+}
+
+TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) const {
+  TSNode fn = unparen(field(call, "function"));
+  std::string_view name;
+  const Scope* s = scope;
+  if (is(fn, "identifier")) {
+    name = text(fn, src_);
+  } else if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier") &&
+             text(unparen(field(fn, "object")), src_) == "self") {
+    name = text(field(fn, "attribute"), src_);
+    // Find the enclosing class scope.
+    while (s && s->kind != Scope::Kind::Class) s = s->parent;
+    if (!s) return TSNode{};
+    auto it = s->names.find(std::string(name));
+    if (it == s->names.end()) return TSNode{};
+    for (const auto& b : it->second)
+      if (b.kind == Binding::Kind::Def) return b.function;
+    return TSNode{};
+  } else {
+    return TSNode{};
+  }
+  const auto* bs = lookup(name, s);
+  if (!bs) return TSNode{};
+  TSNode def{};
+  for (const auto& b : *bs) {
+    if (b.kind != Binding::Kind::Def) return TSNode{};
+    def = b.function;
+  }
+  return def;
+}
+
+std::vector<Origin> SemanticModel::call_sites(TSNode def) const {
+  std::vector<Origin> out;
+  TSNode name = field(def, "name");
+  if (is_null(name)) return out;
+  auto it = calls_by_name_.find(std::string(text(name, src_)));
+  if (it == calls_by_name_.end()) return out;
+  for (TSNode c : it->second) {
+    const Scope* s = scope_of(c);
+    TSNode d = resolve_local_function(c, s);
+    if (!is_null(d) && same(d, def)) out.push_back({c, s});
+  }
+  return out;
+}
+
+}  // namespace gpulint::python

@@ -1,0 +1,156 @@
+// The Python semantic model: scopes and bindings, imports resolved to qualified names,
+// constant evaluation (literals, module constants, argparse defaults, dicts passed as
+// **kwargs, values of parameters through the file's own call sites) and argument binding
+// to known signatures. Built in one walk over a tree-sitter tree; read-only afterwards.
+//
+// Every query may answer "unknown" (an empty vector, nullopt or Value::Kind::Unknown):
+// rules built on it stay silent then.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzer/facts.h"
+#include "analyzer/python/syntax.h"
+
+namespace gpulint::python {
+
+struct Scope;
+
+/// One place where a name gets a value.
+struct Binding {
+  enum class Kind { Import, Assign, AugAssign, For, With, Param, Def, Class, Other };
+  Kind kind = Kind::Other;
+  TSNode stmt{};             ///< the binding statement (assignment, for, import, def …)
+  TSNode target{};           ///< the identifier bound
+  TSNode value{};            ///< Assign/AugAssign: the right-hand side (element when unpacked)
+  int unpack_index = -1;     ///< Assign with an undestructurable RHS: index into it; For: index into the element
+  std::string qualified;     ///< Import: what the name refers to ("torch.utils.data")
+  TSNode function{};         ///< Param: the function_definition; Def/Class: the definition
+  int param_index = -1;      ///< Param: positional index (-1: keyword-only or * / **)
+  TSNode param_default{};    ///< Param: its default value, if any
+};
+
+struct Scope {
+  enum class Kind { Module, Function, Class, Lambda, Comprehension };
+  Kind kind = Kind::Module;
+  TSNode node{};
+  Scope* parent = nullptr;
+  std::unordered_map<std::string, std::vector<Binding>> names;
+  std::vector<std::string> globals;      ///< names declared `global`/`nonlocal` here
+  std::vector<std::string> star_imports; ///< modules of `from M import *`
+};
+
+/// A call's arguments, bound to a signature's parameter names.
+struct Signature {
+  std::vector<std::string> positional;   ///< in order
+  std::vector<std::string> keyword_only;
+};
+
+/// The keys of a dict value: key -> possible values (Absent where a path lacks the key).
+struct DictValue {
+  std::map<std::string, std::vector<Value>> keys;
+  bool unknown_keys = false;  ///< something unresolvable was merged in
+};
+
+/// A value expression together with the scope it is evaluated in.
+struct Origin {
+  TSNode node{};
+  const Scope* scope = nullptr;
+};
+
+class SemanticModel {
+ public:
+  /// Builds the model for a parsed module. `src` and the tree must outlive the model.
+  SemanticModel(std::string_view src, TSNode root);
+
+  std::string_view src() const { return src_; }
+  TSNode root() const { return root_; }
+  const Scope* module_scope() const { return scopes_.front().get(); }
+  /// True when the module imports torch or a torch-based framework anywhere (cheap check
+  /// that lets analysis skip files that cannot have findings).
+  bool imports_torch() const { return imports_torch_; }
+  /// Every qualified-name prefix imported anywhere ("torch", "lightning.pytorch", …).
+  bool imports_module(std::string_view prefix) const;
+
+  /// The innermost scope containing `node`.
+  const Scope* scope_of(TSNode node) const;
+  /// Bindings of `name` visible from `scope` (Python's LEGB without builtins), or nullptr.
+  const std::vector<Binding>* lookup(std::string_view name, const Scope* scope,
+                                     const Scope** found = nullptr) const;
+
+  /// The qualified name an expression refers to: "torch.utils.data.DataLoader" for
+  /// `DL` after `from torch.utils.data import DataLoader as DL`; "builtins.enumerate" for an
+  /// unbound builtin; "local.Net" for a class or function defined in this file.
+  /// nullopt when it cannot be decided. Aliases of moved modules are canonicalised.
+  std::optional<std::string> qualified_name(TSNode expr, const Scope* scope) const;
+  /// Qualified name of a call's callee.
+  std::optional<std::string> callee_name(TSNode call, const Scope* scope) const;
+
+  /// Possible constant values of `expr`: literals, names bound to constants (union over
+  /// all bindings), `x if c else y`, argparse defaults (`args.workers`), parameters through
+  /// this file's call sites, `torch.device("cuda")` (as the string "cuda").
+  /// A result containing Value::unknown() means: could be anything.
+  std::vector<Value> evaluate(TSNode expr, const Scope* scope, int depth = 0) const;
+  /// Evaluates a dict expression (literal, dict(...), a name plus its .update()/[k]= writes).
+  std::optional<DictValue> evaluate_dict(TSNode expr, const Scope* scope, int depth = 0) const;
+
+  /// The value an argument of `call` takes for parameter `param` of `sig`.
+  ArgumentFact bind_argument(TSNode call, const Signature& sig, std::string_view param,
+                             const Scope* scope) const;
+  /// The expression passed for `param` (keyword or positional), or a null node.
+  TSNode argument_node(TSNode call, const Signature& sig, std::string_view param) const;
+
+  /// Where the value of `expr` comes from: follows names through assignments, parameters
+  /// through this file's call sites and `self.attr` through the class's assignments.
+  /// Returns the terminal expressions (calls, literals …). Empty: unknown.
+  std::vector<Origin> origins(TSNode expr, const Scope* scope, int depth = 0) const;
+
+  /// Call sites in this file of the function defined by `function_definition`.
+  std::vector<Origin> call_sites(TSNode function_definition) const;
+  /// The function_definition a call's callee resolves to in this file, or a null node.
+  TSNode resolve_local_function(TSNode call, const Scope* scope) const;
+
+  /// All `call` nodes of the module, in source order (collected in the model's walk).
+  const std::vector<TSNode>& calls() const { return calls_; }
+  /// All for/while loops, in source order.
+  const std::vector<TSNode>& loops() const { return loops_; }
+
+ private:
+  struct Builder;
+  std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
+  std::vector<Value> evaluate_argparse(TSNode attribute, const Scope* scope, int depth) const;
+  std::vector<Value> evaluate_param(const Binding& b, int depth) const;
+
+  std::string_view src_;
+  TSNode root_;
+  std::vector<std::unique_ptr<Scope>> scopes_;
+  std::unordered_map<const void*, Scope*> scope_by_node_;
+  std::vector<TSNode> calls_;
+  std::vector<TSNode> loops_;
+  std::vector<std::string> imported_;
+  bool imports_torch_ = false;
+  /// Writes to names that hold dicts: (scope, name) -> update() calls / subscript stores.
+  std::map<std::pair<const Scope*, std::string>, std::vector<TSNode>> dict_writes_;
+  /// `parser.add_argument(...)` calls: dest -> default value expressions (null: no default).
+  struct ArgparseArg { TSNode default_value{}; const Scope* scope = nullptr; bool store_true = false; bool store_false = false; };
+  std::map<std::string, std::vector<ArgparseArg>> argparse_;
+  /// Attribute stores `X.attr = v`: (attr) -> (value, scope). Used for `self.x` and `args.x`.
+  std::map<std::string, std::vector<std::pair<TSNode, const Scope*>>> attribute_stores_;
+  /// Calls by callee identifier text, for call-site lookup.
+  std::unordered_map<std::string, std::vector<TSNode>> calls_by_name_;
+};
+
+/// Canonical spelling of a qualified name ("torch.utils.data.dataloader.DataLoader" ->
+/// "torch.utils.data.DataLoader", "pytorch_lightning" -> "lightning.pytorch").
+std::string canonical_name(std::string name);
+
+/// True when `v` is a string naming a CUDA device ("cuda", "cuda:1").
+bool is_cuda_device(const Value& v);
+
+}  // namespace gpulint::python

@@ -1,0 +1,92 @@
+#include "analyzer/python/syntax.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace gpulint::python {
+
+const TSLanguage* python_language() {
+  static const TSLanguage* lang = tree_sitter_python();
+  return lang;
+}
+
+Tree Tree::parse(std::string_view text, const Tree* old) {
+  // One parser per thread: TSParser is not thread-safe, but cheap to keep around.
+  struct ParserHolder {
+    TSParser* p = ts_parser_new();
+    ParserHolder() { ts_parser_set_language(p, python_language()); }
+    ~ParserHolder() { ts_parser_delete(p); }
+  };
+  thread_local ParserHolder holder;
+  Tree t;
+  t.tree_.reset(ts_parser_parse_string(holder.p, old ? old->raw() : nullptr, text.data(),
+                                       static_cast<uint32_t>(text.size())));
+  return t;
+}
+
+std::vector<TSNode> named_children(TSNode n) {
+  std::vector<TSNode> out;
+  uint32_t c = ts_node_named_child_count(n);
+  out.reserve(c);
+  for (uint32_t i = 0; i < c; ++i) {
+    TSNode ch = ts_node_named_child(n, i);
+    if (!is(ch, "comment")) out.push_back(ch);
+  }
+  return out;
+}
+
+TSNode unparen(TSNode n) {
+  while (is(n, "parenthesized_expression")) {
+    auto ch = named_children(n);
+    if (ch.size() != 1) break;
+    n = ch[0];
+  }
+  return n;
+}
+
+bool string_literal_value(TSNode n, std::string_view src, std::string* out) {
+  n = unparen(n);
+  if (!is(n, "string")) return false;
+  std::string value;
+  uint32_t c = ts_node_child_count(n);
+  for (uint32_t i = 0; i < c; ++i) {
+    TSNode ch = ts_node_child(n, i);
+    std::string_view t = type(ch);
+    if (t == "string_start") {
+      std::string_view pre = text(ch, src);
+      for (char p : pre) if (p == 'f' || p == 'F' || p == 'b' || p == 'B') return false;
+    } else if (t == "string_content") {
+      value.append(text(ch, src));
+    } else if (t == "interpolation" || t == "escape_sequence") {
+      if (t == "interpolation") return false;
+      value.append(text(ch, src));
+    }
+  }
+  if (out) *out = std::move(value);
+  return true;
+}
+
+TreeSummary summarize(TSNode root) {
+  TreeSummary s;
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  bool first = true;
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&cur);
+    bool descend = true;
+    if (ts_node_is_error(n) || ts_node_is_missing(n)) {
+      if (s.error_count++ == 0) s.first_error = ts_node_start_byte(n);
+    } else if (!ts_node_has_error(n)) {
+      // No errors below: only comments remain of interest, and they are extras anywhere.
+    }
+    if (is(n, "comment")) {
+      s.comments.emplace_back(ts_node_start_byte(n), ts_node_end_byte(n));
+      descend = false;
+    }
+    if (descend && ts_tree_cursor_goto_first_child(&cur)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+      if (!ts_tree_cursor_goto_parent(&cur)) { ts_tree_cursor_delete(&cur); return s; }
+    }
+    (void)first;
+  }
+}
+
+}  // namespace gpulint::python

@@ -1,0 +1,71 @@
+// Thin C++ layer over tree-sitter's C API for the Python grammar: an owning Tree, and Node
+// helpers that read types, fields and text. Nothing here knows about PyTorch.
+//
+// Grammar: tree-sitter-python 0.25.0 (node types in its src/node-types.json).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tree_sitter/api.h>
+
+namespace gpulint::python {
+
+/// An owned tree-sitter syntax tree over `text` (which must outlive it).
+class Tree {
+ public:
+  /// Parses `text` (UTF-8). Never fails on bad syntax: error nodes mark what did not parse.
+  /// `old` (optional) enables incremental re-parse after ts_tree_edit.
+  static Tree parse(std::string_view text, const Tree* old = nullptr);
+  TSNode root() const { return ts_tree_root_node(tree_.get()); }
+  TSTree* raw() const { return tree_.get(); }
+  bool valid() const { return tree_ != nullptr; }
+
+ private:
+  struct Deleter { void operator()(TSTree* t) const { ts_tree_delete(t); } };
+  std::unique_ptr<TSTree, Deleter> tree_;
+};
+
+/// The Python grammar (tree_sitter_python()).
+const TSLanguage* python_language();
+
+inline bool is_null(TSNode n) { return ts_node_is_null(n); }
+inline std::string_view type(TSNode n) { return ts_node_type(n); }
+inline bool is(TSNode n, const char* t) { return !ts_node_is_null(n) && std::strcmp(ts_node_type(n), t) == 0; }
+inline TSNode field(TSNode n, const char* name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+}
+inline uint32_t start(TSNode n) { return ts_node_start_byte(n); }
+inline uint32_t end(TSNode n) { return ts_node_end_byte(n); }
+inline std::string_view text(TSNode n, std::string_view src) {
+  return src.substr(start(n), end(n) - start(n));
+}
+inline uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
+inline TSNode named(TSNode n, uint32_t i) { return ts_node_named_child(n, i); }
+inline TSNode parent(TSNode n) { return ts_node_parent(n); }
+inline bool same(TSNode a, TSNode b) { return ts_node_eq(a, b); }
+
+/// The named children of `n`, skipping comments.
+std::vector<TSNode> named_children(TSNode n);
+
+/// Removes redundant parentheses: `((x))` -> `x`.
+TSNode unparen(TSNode n);
+
+/// The value of a string literal node without prefix and quotes, when it has no
+/// interpolation; false for f-strings and concatenations with non-literals.
+bool string_literal_value(TSNode n, std::string_view src, std::string* out);
+
+/// Collects every comment node's byte range (what suppressions are read from), the first
+/// ERROR/MISSING node's offset and the number of them. One walk.
+struct TreeSummary {
+  std::vector<std::pair<uint32_t, uint32_t>> comments;
+  uint32_t error_count = 0;
+  uint32_t first_error = 0;
+};
+TreeSummary summarize(TSNode root);
+
+}  // namespace gpulint::python

