@@ -197,11 +197,20 @@ class Builder {
     if (!is(call, "call")) return false;
     auto q = m_.callee_name(call, s);
     if (!q) return false;
+    if (is_wrapper(call, s)) return true;
     if (starts_with(*q, "local.")) return true;
     if (starts_with(*q, "torch.nn.") || starts_with(*q, "torchvision.models.") || starts_with(*q, "timm."))
       return true;
     if (starts_with(*q, "transformers.") && method_name(call, src_) == "from_pretrained") return true;
     return false;
+  }
+
+  // nn.DataParallel / DistributedDataParallel / torch.compile wrap a model built elsewhere.
+  bool is_wrapper(TSNode call, const Scope* s) const {
+    auto q = m_.callee_name(call, s);
+    return q && (*q == "torch.nn.DataParallel" || *q == "torch.nn.parallel.DistributedDataParallel" ||
+                 *q == "torch.nn.parallel.DataParallel" || *q == "torch.compile" ||
+                 *q == "torch.nn.parallel.DistributedDataParallel");
   }
 
   // Does `expr` (a model creation expression) include a placement (`.to()`, `.cuda()`)?
@@ -278,7 +287,7 @@ class Builder {
         if (name.empty()) continue;
         for (auto& mi : models_) {
           if (!mi.names.count(name) || mi.placed) continue;
-          if (passes_without_placing(c, s, name)) continue;
+          if (passes_without_placing(c, s, unparen(v))) continue;
           mi.placed = true;  // unknown callee: assume it may place the model (stay silent)
         }
       }
@@ -305,25 +314,57 @@ class Builder {
     return {};
   }
 
-  // True when `call` receives the model but provably does not move it.
-  bool passes_without_placing(TSNode call, const Scope* s, const std::string& name) const {
+  // True when `call` receives the model (as argument `arg`) but provably does not move it:
+  // a library function that never places modules, or a function of this file whose body
+  // never calls .to()/.cuda() on the parameter that receives it (nor hands it on).
+  bool passes_without_placing(TSNode call, const Scope* s, TSNode arg) const {
     auto q = m_.callee_name(call, s);
     std::string_view meth = method_name(call, src_);
     if (meth == "to" || meth == "cuda") return false;
-    if (q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.optim.") || *q == "torch.compile" ||
-              *q == "torch.save" || starts_with(*q, "torch.nn.init") || *q == "copy.deepcopy"))
+    if (q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.") || starts_with(*q, "torchvision.") ||
+              starts_with(*q, "transformers.") || starts_with(*q, "copy.") || starts_with(*q, "timm.")))
       return true;
-    // In-file function: does its body move the corresponding parameter?
     TSNode def = m_.resolve_local_function(call, s);
     if (is_null(def)) return false;
-    bool moves = false;
+    // The parameter that receives the model.
+    std::string param;
+    if (is(parent(arg), "keyword_argument")) {
+      param = std::string(t(field(parent(arg), "name")));
+    } else {
+      int index = 0;
+      for (auto a : positional_args(call)) {
+        if (same(a, arg)) break;
+        ++index;
+      }
+      const Scope* fscope = m_.scope_of(def);
+      if (fscope && fscope->kind == Scope::Kind::Class) ++index;  // self
+      int i = 0;
+      for (auto p : named_children(field(def, "parameters"))) {
+        TSNode id = is(p, "identifier") ? p : field(p, "name");
+        if (is(p, "typed_parameter") && named_count(p) > 0) id = named(p, 0);
+        if (i == index && is(id, "identifier")) param = std::string(t(id));
+        ++i;
+      }
+    }
+    if (param.empty()) return false;
+    bool moves_or_escapes = false;
     visit(field(def, "body"), [&](TSNode n) {
       if (!is(n, "call")) return;
       std::string_view mm = method_name(n, src_);
-      if (mm == "to" || mm == "cuda") moves = true;
-      (void)name;
+      TSNode r = receiver(n);
+      if ((mm == "to" || mm == "cuda" || mm == "to_empty") && !is_null(r) && placed_name(r) == param)
+        moves_or_escapes = true;
+      for (auto a : args_of(n)) {
+        TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+        if (placed_name(unparen(v)) == param && !passes_without_placing_shallow(n)) moves_or_escapes = true;
+      }
     });
-    return !moves;
+    return !moves_or_escapes;
+  }
+
+  bool passes_without_placing_shallow(TSNode call) const {
+    auto q = m_.callee_name(call, m_.scope_of(call));
+    return q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.optim.") || *q == "torch.save");
   }
 
   void add_model(TSNode expr, const Scope* s, std::unordered_set<const void*>& seen) {
@@ -340,6 +381,24 @@ class Builder {
         break;
       }
       if (!is_module_constructor(creation, o.scope)) continue;
+      if (is_wrapper(creation, o.scope)) {
+        auto a = positional_args(creation);
+        if (!a.empty()) {
+          std::size_t before = models_.size();
+          add_model(a[0], o.scope, seen);
+          for (std::size_t i = before; i < models_.size(); ++i) {
+            collect_names(expr, s, models_[i]);
+            if (placed) { models_[i].placed = true; models_[i].on_cuda |= info.on_cuda; if (models_[i].device_text.empty()) { models_[i].device_text = info.device_text; models_[i].cuda_method = info.cuda_method; } }
+          }
+          // Already-known models reached through the wrapper get the wrapper's names too.
+          TSNode inner = unparen(a[0]);
+          for (auto& mi : models_) {
+            std::string nm = placed_name(inner);
+            if (!nm.empty() && mi.names.count(nm)) { collect_names(expr, s, mi); if (placed) mi.placed = true; }
+          }
+        }
+        continue;
+      }
       if (seen.count(creation.id)) {
         for (auto& mi : models_)
           if (same(mi.origin, creation)) collect_names(expr, s, mi);
@@ -652,7 +711,8 @@ class Builder {
         note_move(e, s, st);
         return State::Moved;
       }
-      if (!is_null(r) && kSameDeviceMethods.count(meth)) return classify(r, s, st);
+      if (!is_null(r) && (kSameDeviceMethods.count(meth) || meth == "items" || meth == "values"))
+        return classify(r, s, st);
       // Helper function in this file that moves what it is given.
       TSNode def = m_.resolve_local_function(e, s);
       if (!is_null(def)) {
