@@ -39,7 +39,12 @@ const std::set<std::string_view> kSameDeviceMethods = {
     "type_as"};
 
 // Calls whose result no longer holds the autograd graph.
-const std::set<std::string_view> kDetaching = {"item", "detach", "detach_", "tolist", "numpy"};
+const std::set<std::string_view> kDetaching = {
+    "item", "detach", "detach_", "tolist", "numpy",
+    // Results without grad_fn: indices, comparisons, integer/bool casts, shape queries.
+    "argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "equal", "allclose",
+    "isnan", "isinf", "isfinite", "nonzero", "count_nonzero", "long", "int", "bool", "byte",
+    "short", "round", "floor", "ceil", "sign", "size", "numel", "dim", "all", "any"};
 
 const std::set<std::string> kLossFunctions = {
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -198,11 +203,47 @@ class Builder {
     auto q = m_.callee_name(call, s);
     if (!q) return false;
     if (is_wrapper(call, s)) return true;
-    if (starts_with(*q, "local.")) return true;
+    if (starts_with(*q, "local.")) return !is_null(local_class(call, s));
     if (starts_with(*q, "torch.nn.") || starts_with(*q, "torchvision.models.") || starts_with(*q, "timm."))
       return true;
     if (starts_with(*q, "transformers.") && method_name(call, src_) == "from_pretrained") return true;
     return false;
+  }
+
+  // The class_definition a call's callee names in this file, or a null node (functions too).
+  TSNode local_class(TSNode call, const Scope* s) const {
+    TSNode fn = unparen(field(call, "function"));
+    if (!is(fn, "identifier")) return TSNode{};
+    const auto* bs = m_.lookup(t(fn), s);
+    if (!bs || bs->size() != 1 || (*bs)[0].kind != Binding::Kind::Class) return TSNode{};
+    return (*bs)[0].function;
+  }
+
+  // True when the subtree calls .to()/.cuda() or passes device= (it may put data on a GPU).
+  bool moves_to_device(TSNode n) const {
+    bool found = false;
+    visit(n, [&](TSNode x) {
+      if (found) return;
+      if (is(x, "call")) {
+        std::string_view mm = method_name(x, src_);
+        if (mm == "to" || mm == "cuda") found = true;
+      }
+      if (is(x, "keyword_argument") && t(field(x, "name")) == "device") found = true;
+    });
+    // visit() skips nested definitions; a class body is made of them.
+    if (!found && (is(n, "class_definition") || is(n, "function_definition"))) {
+      std::function<void(TSNode, int)> deep = [&](TSNode x, int d) {
+        if (found || d > 200) return;
+        if (is(x, "call")) {
+          std::string_view mm = method_name(x, src_);
+          if (mm == "to" || mm == "cuda") found = true;
+        }
+        if (is(x, "keyword_argument") && t(field(x, "name")) == "device") found = true;
+        for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) deep(ts_node_named_child(x, i), d + 1);
+      };
+      deep(n, 0);
+    }
+    return found;
   }
 
   // nn.DataParallel / DistributedDataParallel / torch.compile wrap a model built elsewhere.
@@ -508,9 +549,25 @@ class Builder {
         site.persistent_workers = m_.bind_argument(c, kDataLoader, "persistent_workers", s);
         site.prefetch_factor = m_.bind_argument(c, kDataLoader, "prefetch_factor", s);
         TSNode ds = m_.argument_node(c, kDataLoader, "dataset");
+        TSNode collate = m_.argument_node(c, kDataLoader, "collate_fn");
+        if (!is_null(collate)) {
+          // A collate function of this file that moves tensors: batches arrive on the device.
+          std::vector<Origin> cos = m_.origins(collate, s);
+          if (is(unparen(collate), "identifier")) cos.push_back({unparen(collate), s});
+          for (const auto& o : cos) {
+            TSNode n = unparen(o.node);
+            if (is(n, "lambda") && moves_to_device(n)) site.dataset_on_cuda = true;
+            if (is(n, "identifier")) {
+              const auto* bs = m_.lookup(t(n), o.scope);
+              if (bs) for (const auto& b : *bs) if (b.kind == Binding::Kind::Def && moves_to_device(b.function)) site.dataset_on_cuda = true;
+            }
+          }
+        }
         if (!is_null(ds)) {
           for (const auto& o : m_.origins(ds, s)) {
             if (!is(o.node, "call")) continue;
+            TSNode cls = local_class(o.node, o.scope);
+            if (!is_null(cls) && moves_to_device(cls)) site.dataset_on_cuda = true;
             auto dq = m_.callee_name(o.node, o.scope);
             if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
             auto ta = positional_args(o.node);
