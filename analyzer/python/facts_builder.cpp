@@ -423,6 +423,9 @@ class Builder {
       }
       if (!is_module_constructor(creation, o.scope)) continue;
       if (is_wrapper(creation, o.scope)) {
+        // `model = DDP(model)` rebinds the name it wraps: visit each wrapper once.
+        if (seen.count(creation.id)) continue;
+        seen.insert(creation.id);
         auto a = positional_args(creation);
         if (!a.empty()) {
           std::size_t before = models_.size();
@@ -516,9 +519,19 @@ class Builder {
   }
 
   // ---- loaders ----------------------------------------------------------------------
-  bool tensor_on_cuda(TSNode e, const Scope* s, int depth = 0) const {
-    if (depth > 6) return false;
-    for (const auto& o : m_.origins(e, s)) {
+  // True when every origin of `e` puts the tensor on a device other than the CPU (or on a
+  // device gpulint cannot name): `.cuda()`, `.to(d)`, `device=d` with d not provably "cpu".
+  // DataLoader workers cannot hand such tensors between processes.
+  bool tensor_on_device(TSNode e, const Scope* s) const {
+    auto os = m_.origins(e, s);
+    if (os.empty()) return false;
+    auto not_cpu = [&](TSNode dev, const Scope* sc) {
+      auto vs = m_.evaluate(dev, sc);
+      for (const auto& v : vs)
+        if (!(v.kind == Value::Kind::Str && v.s == "cpu")) return true;
+      return false;
+    };
+    for (const auto& o : os) {
       TSNode n = unparen(o.node);
       if (!is(n, "call")) return false;
       std::string_view meth = method_name(n, src_);
@@ -526,14 +539,14 @@ class Builder {
       if (meth == "to") {
         auto a = positional_args(n);
         TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
-        if (!is_null(dev) && values_cuda(m_.evaluate(dev, o.scope))) continue;
+        if (!is_null(dev) && not_cpu(dev, o.scope)) continue;
         return false;
       }
       TSNode dev = keyword_arg(n, "device", src_);
-      if (!is_null(dev) && values_cuda(m_.evaluate(dev, o.scope))) continue;
+      if (!is_null(dev) && not_cpu(dev, o.scope)) continue;
       return false;
     }
-    return !m_.origins(e, s).empty();
+    return true;
   }
 
   void find_loaders() {
@@ -572,7 +585,7 @@ class Builder {
             if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
             auto ta = positional_args(o.node);
             bool all_cuda = !ta.empty();
-            for (auto a : ta) all_cuda = all_cuda && tensor_on_cuda(a, o.scope);
+            for (auto a : ta) all_cuda = all_cuda && tensor_on_device(a, o.scope);
             if (all_cuda) site.dataset_on_cuda = true;
             else site.dataset_small_in_memory = true;
           }

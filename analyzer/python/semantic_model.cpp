@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <set>
 
 namespace gpulint::python {
 namespace {
@@ -481,6 +482,13 @@ std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scop
       const Scope* fs = nullptr;
       const auto* bs = lookup(name, scope, &fs);
       if (!bs) {
+        // Python's builtins win over star imports in practice (no one re-exports enumerate).
+        static const std::set<std::string_view> kBuiltins = {
+            "enumerate", "iter", "next", "zip", "range", "len", "list", "tuple", "dict", "set",
+            "float", "int", "str", "bool", "print", "sum", "min", "max", "map", "filter",
+            "sorted", "isinstance", "getattr", "setattr", "hasattr", "type", "super", "open",
+            "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed"};
+        if (kBuiltins.count(name)) return "builtins." + std::string(name);
         const Scope* ms = module_scope();
         if (ms->star_imports.size() == 1) return ms->star_imports[0] + "." + std::string(name);
         if (!ms->star_imports.empty()) return std::nullopt;
@@ -908,7 +916,19 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
     const Scope* fs = nullptr;
     const auto* bs = lookup(text(expr, src_), scope, &fs);
     if (!bs) return out;
+    // Reaching definitions, approximately: in the use's own scope, a binding that starts after
+    // the use cannot reach it unless a loop around the use also contains that binding.
+    TSNode use_loop{};
+    if (fs == scope) {
+      for (TSNode p = parent(expr); !is_null(p); p = parent(p)) {
+        if (is(p, "for_statement") || is(p, "while_statement")) { use_loop = p; break; }
+        if (is(p, "function_definition") || is(p, "class_definition") || is(p, "lambda")) break;
+      }
+    }
     for (const auto& b : *bs) {
+      if (fs == scope && !is_null(b.stmt) && start(b.stmt) > start(expr) &&
+          (is_null(use_loop) || start(b.stmt) >= end(use_loop)))
+        continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value)) {
         auto sub = origins(b.value, fs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
