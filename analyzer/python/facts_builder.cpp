@@ -695,14 +695,16 @@ class Builder {
     };
   }
 
-  int loader_index_for(TSNode iterable, const Scope* s) const {
+  // Indices (into facts_.loaders) of every DataLoader a loop's iterable may be.
+  std::vector<int> loader_indices_for(TSNode iterable, const Scope* s) const {
+    std::vector<int> out;
     TSNode e = unparen(iterable);
     for (int i = 0; i < 4 && is(e, "call"); ++i) {
       auto q = m_.callee_name(e, s);
       if (!q) break;
       if (*q == "builtins.enumerate" || *q == "builtins.iter" || starts_with(*q, "tqdm.")) {
         auto a = positional_args(e);
-        if (a.empty()) return -1;
+        if (a.empty()) return out;
         e = unparen(a[0]);
       } else {
         break;
@@ -710,9 +712,11 @@ class Builder {
     }
     for (const auto& o : m_.origins(e, s)) {
       for (std::size_t i = 0; i < loader_calls_.size(); ++i)
-        if (same(o.node, loader_calls_[i])) return static_cast<int>(i);
+        if (same(o.node, loader_calls_[i]) &&
+            std::find(out.begin(), out.end(), static_cast<int>(i)) == out.end())
+          out.push_back(static_cast<int>(i));
     }
-    return -1;
+    return out;
   }
 
   // ---- loops: DEV002, DL002's batch copies, MEM001 ---------------------------------
@@ -799,8 +803,12 @@ class Builder {
         if (moves) { if (gpu_intent_) st.copied_to_cuda = true; return State::Moved; }
         return std::nullopt;
       }
-      // tuple(t.to(d) for t in batch), list(...), dict(...)
+      // tuple(t.to(d) for t in batch), list(...), dict(...); Variable(x) (pre-0.4 code) is x.
       auto q = m_.callee_name(e, s);
+      if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
+        auto pa = positional_args(e);
+        if (!pa.empty()) return classify(pa[0], s, st);
+      }
       if (q && (*q == "builtins.tuple" || *q == "builtins.list" || *q == "builtins.dict")) {
         auto a = args_of(e);
         TSNode argsn = field(e, "arguments");
@@ -1001,10 +1009,15 @@ class Builder {
       if (!is(loop, "for_statement")) continue;
       const Scope* s = m_.scope_of(loop);
       TSNode right = field(loop, "right");
-      int li = loader_index_for(right, s);
-      if (li < 0) continue;
-      LoaderSite& site = facts_.loaders[li];
-      if (iterated_per_epoch(loop)) site.iterated_in_outer_loop = true;
+      auto indices = loader_indices_for(right, s);
+      if (indices.empty()) continue;
+      bool per_epoch = iterated_per_epoch(loop);
+      bool on_cuda = false, managed = false;
+      for (int li : indices) {
+        if (per_epoch) facts_.loaders[li].iterated_in_outer_loop = true;
+        on_cuda |= facts_.loaders[li].dataset_on_cuda;
+        managed |= facts_.loaders[li].placement_managed;
+      }
       LoopState st;
       TSNode left = unparen(field(loop, "left"));
       TSNode batch_pattern = left;
@@ -1019,11 +1032,12 @@ class Builder {
         st.ever.insert(std::string(t(id)));
       }
       LoopCtx ctx{loop, s, nullptr};
-      bool skip_dev002 = managed_ || site.dataset_on_cuda || site.placement_managed;
+      bool skip_dev002 = managed_ || on_cuda || managed;
       std::size_t before = facts_.unmoved_batches.size();
       walk_block(field(loop, "body"), s, st, ctx, false);
       if (skip_dev002) facts_.unmoved_batches.resize(before);
-      if (st.copied_to_cuda) site.batches_copied_to_cuda = true;
+      if (st.copied_to_cuda)
+        for (int li : indices) facts_.loaders[li].batches_copied_to_cuda = true;
     }
     analyse_kept_tensors();
   }
@@ -1277,7 +1291,10 @@ class Builder {
         TSNode dev = a.empty() ? keyword_arg(c, "device", src_) : a[0];
         if (is_null(dev)) continue;
         auto vs = m_.evaluate(dev, s);
-        if (!values_known_devices(vs) || !values_cuda(vs)) continue;
+        // Every value a device string, at least one of them not the CPU (cuda, mps, xpu).
+        bool accel = false;
+        for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
+        if (!values_known_devices(vs) || !accel) continue;
         device_text = std::string(t(dev));
         for (auto x : args_of(c))
           if (!same(x, dev) && !(is(x, "keyword_argument") && t(field(x, "name")) == "non_blocking")) simple = false;

@@ -966,6 +966,33 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
     }
     return out;
   }
+  if (is(expr, "subscript")) {
+    // d["train"] / d[phase] where d is a dict literal or a dict comprehension of this file.
+    TSNode base = unparen(field(expr, "value"));
+    TSNode key = field(expr, "subscript");
+    std::string key_text;
+    bool literal_key = !is_null(key) && string_literal_value(key, src_, &key_text);
+    bool any_dict = false;
+    for (const auto& o : origins(base, scope, depth + 1)) {
+      if (is(o.node, "dictionary")) {
+        any_dict = true;
+        for (auto pair : named_children(o.node)) {
+          if (!is(pair, "pair")) continue;
+          std::string k;
+          if (literal_key && string_literal_value(field(pair, "key"), src_, &k) && k != key_text) continue;
+          auto sub = origins(field(pair, "value"), o.scope, depth + 1);
+          out.insert(out.end(), sub.begin(), sub.end());
+        }
+      } else if (is(o.node, "dictionary_comprehension")) {
+        any_dict = true;
+        for (auto ch : named_children(o.node))
+          if (is(ch, "pair")) out.push_back({unparen(field(ch, "value")), scope_of(field(ch, "value"))});
+      }
+    }
+    if (any_dict) return out;
+    out.push_back({expr, scope});
+    return out;
+  }
   if (is(expr, "attribute")) {
     TSNode obj = unparen(field(expr, "object"));
     if (is(obj, "identifier") && text(obj, src_) == "self") {
