@@ -1161,6 +1161,21 @@ class Builder {
           if (!is_null(r)) consumed.insert(std::string(t(r)) + "#backward");
         }
       });
+      // Names back-propagated in this loop (`loss.backward()`): what they are assigned in the
+      // loop is attached to the graph by construction, unless the value is detached.
+      std::set<std::string> backprop_names;
+      visit(field(loop, "body"), [&](TSNode n) {
+        if (!is(n, "call") || method_name(n, src_) != "backward") return;
+        TSNode r = unparen(receiver(n));
+        if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
+      });
+      auto detaches = [&](TSNode v) {
+        v = unparen(v);
+        if (!is(v, "call")) return is(v, "integer") || is(v, "float") || is(v, "attribute");
+        if (kDetaching.count(method_name(v, src_))) return true;
+        auto q = m_.callee_name(v, s);
+        return q && starts_with(*q, "builtins.");
+      };
       // Walk the body in order.
       std::function<void(TSNode)> walk = [&](TSNode n) {
         if (is_def(n) || is(n, "decorated_definition")) return;
@@ -1176,6 +1191,7 @@ class Builder {
                                  mentions(right, name) && bound_outside_only(name, s, loop, ch);
                 if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, loop, reported, consumed);
                 else if (attached(right, s, att)) att.insert(name);
+                else if (backprop_names.count(name) && !detaches(right)) att.insert(name);
                 else att.erase(name);
               } else if (is(left, "subscript")) {
                 TSNode base = root_identifier(field(left, "value"));
