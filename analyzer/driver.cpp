@@ -1,0 +1,116 @@
+// The driver: a fixed pool of threads pulling file indexes from an atomic counter.
+#include "analyzer/driver.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "analyzer/fixer.h"
+
+namespace gpulint {
+
+std::string syntax_warning(const std::string& display, const SourceFile& source,
+                           const SyntaxErrorNote& note) {
+  LineCol lc = source.codepoint_position(note.offset);
+  return fmt::format("warning: {}:{}:{}: syntax error; analysed the code that parses", display,
+                     lc.line + 1, lc.column + 1);
+}
+
+namespace {
+
+void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
+  out.path = task.path;
+  out.display = task.display.empty() ? task.path : task.display;
+  LoadError err;
+  std::optional<SourceFile> src = task.content
+                                      ? SourceFile::from_bytes(task.path, *task.content, &err)
+                                      : SourceFile::load(task.path, &err);
+  if (!src) {
+    out.error = fmt::format("error: {}: {}", out.display, err.message);
+    return;
+  }
+  auto analyze = [&](const SourceFile& s) {
+    return opt.analyze ? opt.analyze(s, task.settings) : analyze_python(s, task.settings);
+  };
+  FileReport report = analyze(*src);
+  out.syntax_error = report.syntax_error;
+  if (report.syntax_error) out.warnings.push_back(syntax_warning(out.display, *src, *report.syntax_error));
+
+  if (opt.fix_mode != FixMode::None) {
+    FixResult fr = fix_source(*src, report, opt.unsafe_fixes, analyze);
+    if (fr.error) {
+      out.error = fmt::format("error: {}: {}", out.display, *fr.error);
+    } else if (fr.changed) {
+      out.changed = true;
+      out.fixed = std::move(fr.fixed);
+      out.fixed_bytes = src->bytes_for_writing(fr.text);
+      if (opt.fix_mode == FixMode::Diff) {
+        out.diff = unified_diff(src->text(), fr.text, out.display, out.display);
+      } else if (!task.content) {
+        std::string werr;
+        if (!write_file_atomically(task.path, out.fixed_bytes, &werr)) {
+          out.error = fmt::format("error: {}: cannot write the fixed file: {}", out.display, werr);
+          out.changed = false;
+          out.fixed.clear();
+          out.diagnostics = std::move(report.diagnostics);
+          out.source = std::move(src);
+          return;
+        }
+      }
+      report = std::move(fr.report);
+      // The source the remaining diagnostics point into (BOM handling as on disk).
+      src = SourceFile(task.path, out.fixed_bytes);
+    }
+  }
+  out.diagnostics = std::move(report.diagnostics);
+  if (!out.diagnostics.empty() || out.changed) out.source = std::move(src);
+}
+
+}  // namespace
+
+std::vector<FileOutcome> run_tasks(const std::vector<FileTask>& tasks, const DriverOptions& options) {
+  std::vector<FileOutcome> outcomes(tasks.size());
+  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
+  if (threads == 0) threads = 1;
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(tasks.size(), 1)));
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < tasks.size(); i = next++) {
+      try {
+        run_one(tasks[i], options, outcomes[i]);
+      } catch (const std::exception& e) {
+        outcomes[i].path = tasks[i].path;
+        outcomes[i].display = tasks[i].display.empty() ? tasks[i].path : tasks[i].display;
+        outcomes[i].error =
+            fmt::format("error: {}: internal error: {}", outcomes[i].display, e.what());
+      }
+    }
+  };
+  // Workers get large stacks: deeply nested code (10,000 brackets) must not overflow a
+  // recursive walk in the front end. The memory is only reserved, not touched.
+  constexpr std::size_t kStackBytes = 256u << 20;
+  std::vector<pthread_t> pool;
+  auto trampoline = [](void* arg) -> void* {
+    (*static_cast<std::function<void()>*>(arg))();
+    return nullptr;
+  };
+  std::function<void()> body = worker;
+  for (unsigned t = 0; t < threads; ++t) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, kStackBytes);
+    pthread_t id;
+    if (pthread_create(&id, &attr, trampoline, &body) == 0) pool.push_back(id);
+    pthread_attr_destroy(&attr);
+  }
+  if (pool.empty()) worker();  // could not start threads: do the work here
+  for (pthread_t id : pool) pthread_join(id, nullptr);
+  return outcomes;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,68 @@
+// The driver: analyses (and fixes) many files on a thread pool; results come back in the order
+// of the tasks, whatever the thread count. One file's failure (unreadable, binary, invalid
+// UTF-8, too large, a refused fix, a failed write) is recorded on that file and never stops
+// the others.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis.h"
+#include "analyzer/source.h"
+
+namespace gpulint {
+
+enum class FixMode {
+  None,   ///< report only
+  Apply,  ///< --fix: write the fixed file (or keep it in `fixed_bytes` for stdin)
+  Diff,   ///< --diff: compute the diff, write nothing
+};
+
+/// One file to analyse.
+struct FileTask {
+  std::string path;                    ///< for I/O (and SourceFile::path)
+  std::string display;                 ///< for messages; `path` when empty
+  FileSettings settings;
+  std::optional<std::string> content;  ///< stdin bytes; the file is read when absent
+};
+
+struct DriverOptions {
+  unsigned threads = 0;                ///< 0: std::thread::hardware_concurrency()
+  FixMode fix_mode = FixMode::None;
+  bool unsafe_fixes = false;
+  /// Analysis function; empty: analyze_python. Must be thread-safe and must not throw.
+  std::function<FileReport(const SourceFile&, const FileSettings&)> analyze;
+};
+
+/// What happened to one file.
+struct FileOutcome {
+  std::string path;                         ///< FileTask::path
+  std::string display;                      ///< FileTask::display (or path)
+  /// The file as last analysed (after fixes), kept when it has diagnostics or changed;
+  /// output formats point into it.
+  std::optional<SourceFile> source;
+  std::vector<Diagnostic> diagnostics;      ///< remaining diagnostics, sorted
+  std::optional<SyntaxErrorNote> syntax_error;  ///< of the file as read
+  std::vector<std::string> warnings;        ///< full lines: "warning: PATH:L:C: syntax error; …"
+  std::optional<std::string> error;         ///< full line: "error: PATH: reason"
+  std::map<std::string, uint32_t> fixed;    ///< code → fixes applied (Apply) or applicable (Diff)
+  bool changed = false;                     ///< the fixes changed the text
+  std::string fixed_bytes;                  ///< the fixed file (BOM restored) when changed
+  std::string diff;                         ///< FixMode::Diff: unified diff when changed
+};
+
+/// Runs every task; outcomes[i] belongs to tasks[i]. With FixMode::Apply, files read from
+/// disk are rewritten atomically (write_file_atomically); stdin tasks are not written (the
+/// caller prints `fixed_bytes`).
+std::vector<FileOutcome> run_tasks(const std::vector<FileTask>& tasks, const DriverOptions& options);
+
+/// The syntax-error warning line for `source` ("warning: PATH:LINE:COL: syntax error;
+/// analysed the code that parses"), 1-based line and code-point column.
+std::string syntax_warning(const std::string& display, const SourceFile& source,
+                           const SyntaxErrorNote& note);
+
+}  // namespace gpulint

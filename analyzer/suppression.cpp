@@ -1,0 +1,154 @@
+// Python suppression comments, as Ruff reads them:
+//   `# noqa`                  every diagnostic whose first line holds the comment
+//   `# noqa: DL001, DL002`    only those codes (also `#noqa:DL001`; `noqa` in any case)
+//   `# gpulint: noqa`         the whole file; `# gpulint: noqa: DL001` that code in the file
+// Comments arrive as byte ranges from the parser, so `# noqa` inside a string never counts.
+// `# noqa:` with no code after it is not a directive (Ruff warns and ignores it);
+// `# noqa DL001` (no colon) is a bare `# noqa`, as in Ruff and flake8.
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+#include "analyzer/analysis.h"
+
+namespace gpulint {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Reads "CODE, CODE CODE" from `s` (after the colon). Stops at the first word that is not a
+// code (letters then digits), so `# noqa: DL001 because workers fork` works.
+std::vector<std::string> read_codes(std::string_view s) {
+  std::vector<std::string> codes;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (is_space(s[i]) || s[i] == ',')) ++i;
+    std::size_t start = i;
+    while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
+    std::size_t letters_end = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (letters_end == start || i == letters_end) break;
+    if (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) break;
+    codes.push_back(upper(s.substr(start, i - start)));
+  }
+  return codes;
+}
+
+// Finds `#<ws>word` (case-insensitive) in `comment`; returns the offset just past `word`.
+// Each '#' in the comment is a candidate (`# type: ignore  # noqa` has two).
+std::optional<std::size_t> find_hash_word(std::string_view comment, std::string_view word,
+                                          std::size_t from) {
+  for (std::size_t h = comment.find('#', from); h != std::string_view::npos;
+       h = comment.find('#', h + 1)) {
+    std::size_t j = h + 1;
+    while (j < comment.size() && is_space(comment[j])) ++j;
+    if (j + word.size() <= comment.size() && iequals(comment.substr(j, word.size()), word))
+      return j + word.size();
+  }
+  return std::nullopt;
+}
+
+// `# gpulint: noqa` (all codes: empty vector) or `# gpulint: noqa: CODE, ...`.
+std::optional<std::vector<std::string>> parse_file_exemption(std::string_view comment) {
+  std::size_t from = 0;
+  while (auto after = find_hash_word(comment, "gpulint", from)) {
+    std::size_t k = *after;
+    from = k;
+    while (k < comment.size() && is_space(comment[k])) ++k;
+    if (k >= comment.size() || comment[k] != ':') continue;
+    ++k;
+    while (k < comment.size() && is_space(comment[k])) ++k;
+    if (k + 4 > comment.size() || !iequals(comment.substr(k, 4), "noqa")) continue;
+    k += 4;
+    if (k == comment.size() || is_space(comment[k]) || comment[k] == '#')
+      return std::vector<std::string>{};
+    if (comment[k] == ':') {
+      auto codes = read_codes(comment.substr(k + 1));
+      if (!codes.empty()) return codes;
+    }
+  }
+  return std::nullopt;
+}
+
+struct LineSuppression {
+  bool all = false;
+  std::vector<std::string> codes;
+};
+
+}  // namespace
+
+std::optional<std::vector<std::string>> parse_noqa(std::string_view comment) {
+  std::size_t from = 0;
+  while (auto after = find_hash_word(comment, "noqa", from)) {
+    std::size_t k = *after;
+    from = k;
+    if (k == comment.size() || is_space(comment[k]) || comment[k] == '#')
+      return std::vector<std::string>{};
+    if (comment[k] == ':') {
+      auto codes = read_codes(comment.substr(k + 1));
+      if (!codes.empty()) return codes;
+      continue;  // `# noqa:` without codes: not a directive
+    }
+    // `# noqaxyz`: not a directive; keep looking.
+  }
+  return std::nullopt;
+}
+
+uint32_t apply_python_suppressions(const SourceFile& source, const std::vector<Comment>& comments,
+                                   std::vector<Diagnostic>& diagnostics) {
+  if (diagnostics.empty()) return 0;
+  const std::string_view text = source.text();
+  bool file_all = false;
+  std::vector<std::string> file_codes;
+  std::unordered_map<uint32_t, LineSuppression> lines;
+  for (const Comment& c : comments) {
+    if (c.start >= text.size() || c.end <= c.start) continue;
+    std::string_view body = text.substr(c.start, std::min<std::size_t>(c.end, text.size()) - c.start);
+    if (auto fe = parse_file_exemption(body)) {
+      if (fe->empty())
+        file_all = true;
+      else
+        file_codes.insert(file_codes.end(), fe->begin(), fe->end());
+      continue;
+    }
+    if (auto codes = parse_noqa(body)) {
+      LineSuppression& s = lines[source.line_of(c.start)];
+      if (codes->empty())
+        s.all = true;
+      else
+        s.codes.insert(s.codes.end(), codes->begin(), codes->end());
+    }
+  }
+  if (!file_all && file_codes.empty() && lines.empty()) return 0;
+  auto suppressed = [&](const Diagnostic& d) {
+    if (file_all) return true;
+    std::string code = upper(d.code);
+    if (std::find(file_codes.begin(), file_codes.end(), code) != file_codes.end()) return true;
+    auto it = lines.find(source.line_of(d.start));
+    if (it == lines.end()) return false;
+    return it->second.all ||
+           std::find(it->second.codes.begin(), it->second.codes.end(), code) !=
+               it->second.codes.end();
+  };
+  auto before = diagnostics.size();
+  diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(), suppressed),
+                    diagnostics.end());
+  return static_cast<uint32_t>(before - diagnostics.size());
+}
+
+}  // namespace gpulint
