@@ -78,6 +78,11 @@ FileReport analyze_python(const SourceFile& source, const FileSettings& settings
   if (!imports_torch_family(root, source.text())) return report;
 
   python::SemanticModel model(source.text(), root);
+  if (model.too_deep()) {
+    report.not_analysed = "nesting deeper than " + std::to_string(python::SemanticModel::kMaxNesting) +
+                          " levels; not analysed for findings";
+    return report;
+  }
   FileFacts facts = python::build_facts(model, source);
   for (const Rule* rule : all_rules()) {
     const RuleInfo& info = rule->info();

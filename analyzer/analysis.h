@@ -54,6 +54,9 @@ struct FileReport {
   std::vector<Diagnostic> diagnostics;        ///< sorted by position, suppressions applied
   std::optional<SyntaxErrorNote> syntax_error;
   uint32_t suppressed = 0;                    ///< diagnostics removed by noqa comments
+  /// Set when the file was parsed but not analysed for findings, with the reason (e.g. nesting
+  /// deeper than the semantic model follows). Output layers print it once as a warning.
+  std::optional<std::string> not_analysed;
 };
 
 /// Analyses a Python file (C++ files go through analyzer/cpp). Never throws on bad input.

@@ -40,6 +40,7 @@ void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
   FileReport report = analyze(*src);
   out.syntax_error = report.syntax_error;
   if (report.syntax_error) out.warnings.push_back(syntax_warning(out.display, *src, *report.syntax_error));
+  if (report.not_analysed) out.warnings.push_back(fmt::format("warning: {}: {}", out.display, *report.not_analysed));
 
   if (opt.fix_mode != FixMode::None) {
     FixResult fr = fix_source(*src, report, opt.unsafe_fixes, analyze);

@@ -10,13 +10,12 @@ namespace {
 constexpr RuleInfo kInfo{
     "DL001", "dataloader-no-workers",
     "DataLoader without worker processes: batches are loaded in the training process while the GPU waits",
-    Severity::Warning, true, true, FixSafety::Unsafe,
+    Severity::Warning, true, false, FixSafety::Unsafe,
     R"md(## What it does
 Finds data loaders whose `num_workers` is absent or evaluates to `0`: a
 `torch.utils.data.DataLoader(...)` (through any import alias, positional argument 5,
-`**kwargs` dicts, module constants or `argparse` defaults), a Hugging Face
-`TrainingArguments(...)` without `dataloader_num_workers`, or a LibTorch
-`torch::data::make_data_loader` whose `DataLoaderOptions` never sets `.workers(N)`.
+`**kwargs` dicts, module constants or `argparse` defaults), or a Hugging Face
+`TrainingArguments(...)` without `dataloader_num_workers` (its default is 0 too).
 
 ## Why is this bad
 With `num_workers=0` (PyTorch's default) every batch is read, decoded and collated in the

@@ -9,7 +9,7 @@ namespace gpulint::python {
 namespace {
 
 constexpr int kMaxDepth = 10;         // evaluation / origin recursion
-constexpr int kMaxWalkDepth = 3000;   // syntax nesting the model descends into
+constexpr int kMaxWalkDepth = SemanticModel::kMaxNesting;  // syntax nesting the model descends into
 
 void add_unique(std::vector<Value>& out, const Value& v) {
   for (const auto& x : out)
@@ -222,6 +222,7 @@ struct SemanticModel::Builder {
 
   void call(Scope* s, TSNode n) {
     m.calls_.push_back(n);
+    m.call_scope_[n.id] = s;
     TSNode fn = field(n, "function");
     if (is(fn, "identifier")) {
       m.calls_by_name_[std::string(text(fn, src))].push_back(n);
@@ -270,7 +271,10 @@ struct SemanticModel::Builder {
   }
 
   void walk(TSNode n, Scope* s, int depth) {
-    if (depth > kMaxWalkDepth) return;
+    if (depth > kMaxWalkDepth) {
+      m.too_deep_ = true;
+      return;
+    }
     std::string_view t = type(n);
     if (t == "function_definition") {
       TSNode name = field(n, "name");
@@ -439,6 +443,8 @@ bool SemanticModel::imports_module(std::string_view prefix) const {
 }
 
 const Scope* SemanticModel::scope_of(TSNode node) const {
+  auto cs = call_scope_.find(node.id);
+  if (cs != call_scope_.end()) return cs->second;
   TSNode n = node;
   for (int guard = 0; !is_null(n) && guard < 100000; ++guard) {
     auto it = scope_by_node_.find(n.id);

@@ -75,6 +75,11 @@ class SemanticModel {
   /// True when the module imports torch or a torch-based framework anywhere (cheap check
   /// that lets analysis skip files that cannot have findings).
   bool imports_torch() const { return imports_torch_; }
+  /// True when the module nests deeper than kMaxNesting syntax levels: the model then stops
+  /// descending there (tree-sitter parent links cost O(depth), so deeper trees would make the
+  /// analysis quadratic). Analysis reports nothing for such files and says so.
+  bool too_deep() const { return too_deep_; }
+  static constexpr int kMaxNesting = 400;
   /// Every qualified-name prefix imported anywhere ("torch", "lightning.pytorch", …).
   bool imports_module(std::string_view prefix) const;
 
@@ -135,6 +140,9 @@ class SemanticModel {
   std::vector<TSNode> loops_;
   std::vector<std::string> imported_;
   bool imports_torch_ = false;
+  bool too_deep_ = false;
+  /// The scope of every call node (recorded during the walk; scope_of reads it first).
+  std::unordered_map<const void*, const Scope*> call_scope_;
   /// Writes to names that hold dicts: (scope, name) -> update() calls / subscript stores.
   std::map<std::pair<const Scope*, std::string>, std::vector<TSNode>> dict_writes_;
   /// `parser.add_argument(...)` calls: dest -> default value expressions (null: no default).
