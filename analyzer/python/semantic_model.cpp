@@ -1012,6 +1012,34 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
       return out;
     }
   }
+  if (is(expr, "call")) {
+    // A function of this file: what its return statements return (`args = get_args()`,
+    // `loader = make_loader(ds)`, `model = build_model()`).
+    TSNode def = resolve_local_function(expr, scope);
+    if (!is_null(def)) {
+      std::vector<TSNode> returns;
+      std::vector<TSNode> stack{field(def, "body")};
+      while (!stack.empty() && returns.size() < 16) {
+        TSNode n = stack.back();
+        stack.pop_back();
+        if (is_null(n)) continue;
+        if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) continue;
+        if (is(n, "return_statement")) {
+          if (named_count(n) > 0) returns.push_back(named(n, 0));
+          continue;
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
+      }
+      const Scope* fscope = nullptr;
+      auto it = scope_by_node_.find(def.id);
+      if (it != scope_by_node_.end()) fscope = it->second;
+      for (TSNode r : returns) {
+        auto sub = origins(r, fscope ? fscope : scope, depth + 1);
+        out.insert(out.end(), sub.begin(), sub.end());
+      }
+      if (!returns.empty()) return out;
+    }
+  }
   out.push_back({expr, scope});
   return out;
 }
