@@ -10,41 +10,54 @@
 namespace gpulint {
 namespace {
 
-// Cheap pre-check: does the module import torch or a torch-based framework? Visits statements
-// only (imports are statements), never expressions, so it costs a small part of the parse.
-bool imports_torch_family(TSNode n, std::string_view src, int depth = 0) {
+// One pass over the statements (never into expressions), a small part of the parse's cost:
+// does the module import torch or a torch-based framework, and does it use Python 2 statements
+// (`print x`, `exec code`), which tree-sitter-python parses without error nodes?
+struct StatementScan {
+  bool imports_torch = false;
+  uint32_t python2_statements = 0;
+  uint32_t first_python2 = 0;
+};
+
+bool is_torch_import(TSNode ch, const char* t, std::string_view src) {
   static const char* kFamily[] = {"torch", "torchvision", "lightning", "pytorch_lightning",
                                   "transformers", "accelerate", "timm", "torchaudio", "torchtext"};
-  if (depth > 200) return false;
-  uint32_t c = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < c; ++i) {
-    TSNode ch = ts_node_named_child(n, i);
+  // The first identifier of each imported module path (`import torch.nn as nn`,
+  // `from transformers import Trainer`): relative imports never count.
+  bool from = std::strcmp(t, "import_from_statement") == 0;
+  uint32_t k = ts_node_child_count(ch);
+  for (uint32_t j = 0; j < k; ++j) {
+    const char* fname = ts_node_field_name_for_child(ch, j);
+    if (!fname) continue;
+    std::string_view fn(fname);
+    if ((from && fn != "module_name") || (!from && fn != "name")) continue;
+    TSNode mod = ts_node_child(ch, j);
+    if (std::strcmp(ts_node_type(mod), "aliased_import") == 0) mod = python::field(mod, "name");
+    if (std::strcmp(ts_node_type(mod), "dotted_name") != 0) continue;
+    std::string_view first = python::text(ts_node_named_child(mod, 0), src);
+    for (const char* fam : kFamily)
+      if (first == fam) return true;
+  }
+  return false;
+}
+
+void scan_statements(TSNode n, std::string_view src, StatementScan& out, int depth = 0) {
+  if (depth > 200) return;
+  python::for_each_named_child(n, [&](TSNode ch) {
     const char* t = ts_node_type(ch);
     if (std::strcmp(t, "import_statement") == 0 || std::strcmp(t, "import_from_statement") == 0) {
-      // The first identifier of each imported module path (`import torch.nn as nn`,
-      // `from transformers import Trainer`): relative imports never count.
-      uint32_t k = ts_node_child_count(ch);
-      for (uint32_t j = 0; j < k; ++j) {
-        const char* fname = ts_node_field_name_for_child(ch, j);
-        if (!fname) continue;
-        std::string_view fn(fname);
-        bool from = std::strcmp(t, "import_from_statement") == 0;
-        if ((from && fn != "module_name") || (!from && fn != "name")) continue;
-        TSNode mod = ts_node_child(ch, j);
-        if (std::strcmp(ts_node_type(mod), "aliased_import") == 0) mod = python::field(mod, "name");
-        if (std::strcmp(ts_node_type(mod), "dotted_name") != 0) continue;
-        std::string_view first = python::text(ts_node_named_child(mod, 0), src);
-        for (const char* fam : kFamily)
-          if (first == fam) return true;
-      }
-      continue;
+      if (!out.imports_torch && is_torch_import(ch, t, src)) out.imports_torch = true;
+      return;
+    }
+    if (std::strcmp(t, "print_statement") == 0 || std::strcmp(t, "exec_statement") == 0) {
+      if (out.python2_statements++ == 0) out.first_python2 = ts_node_start_byte(ch);
+      return;
     }
     if (std::strcmp(t, "expression_statement") == 0 || std::strcmp(t, "comment") == 0 ||
         std::strcmp(t, "return_statement") == 0 || std::strcmp(t, "pass_statement") == 0)
-      continue;
-    if (imports_torch_family(ch, src, depth + 1)) return true;
-  }
-  return false;
+      return;
+    scan_statements(ch, src, out, depth + 1);
+  });
 }
 
 uint32_t first_error_offset(TSNode root, uint32_t* count) {
@@ -59,10 +72,12 @@ uint32_t python_syntax_error_count(std::string_view text) {
   auto tree = python::Tree::parse(text);
   if (!tree.valid()) return 1;
   TSNode root = tree.root();
-  if (!ts_node_has_error(root)) return 0;
+  StatementScan scan;
+  scan_statements(root, text, scan);
+  if (!ts_node_has_error(root)) return scan.python2_statements;
   uint32_t count = 0;
   first_error_offset(root, &count);
-  return std::max<uint32_t>(count, 1);
+  return std::max<uint32_t>(count, 1) + scan.python2_statements;
 }
 
 FileReport analyze_python(const SourceFile& source, const FileSettings& settings) {
@@ -70,12 +85,18 @@ FileReport analyze_python(const SourceFile& source, const FileSettings& settings
   auto tree = python::Tree::parse(source.text());
   if (!tree.valid()) return report;
   TSNode root = tree.root();
+  StatementScan scan;
+  scan_statements(root, source.text(), scan);
   if (ts_node_has_error(root)) {
     uint32_t count = 0;
     uint32_t off = first_error_offset(root, &count);
-    report.syntax_error = SyntaxErrorNote{off, std::max<uint32_t>(count, 1)};
+    if (scan.python2_statements && scan.first_python2 < off) off = scan.first_python2;
+    report.syntax_error = SyntaxErrorNote{off, std::max<uint32_t>(count, 1) + scan.python2_statements};
+  } else if (scan.python2_statements) {
+    // Python 2 only: `print x` / `exec code` are not Python 3.
+    report.syntax_error = SyntaxErrorNote{scan.first_python2, scan.python2_statements};
   }
-  if (!imports_torch_family(root, source.text())) return report;
+  if (!scan.imports_torch) return report;
 
   python::SemanticModel model(source.text(), root);
   if (model.too_deep()) {

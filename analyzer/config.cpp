@@ -216,7 +216,7 @@ Settings load_config_file(const fs::path& file, bool pyproject, const fs::path& 
   return s;
 }
 
-std::optional<fs::path> config_file_in(const fs::path& dir) {
+std::optional<fs::path> config_file_in(const fs::path& dir, const fs::path& cwd) {
   for (const char* name : {".gpulint.toml", "gpulint.toml"}) {
     std::error_code ec;
     if (fs::is_regular_file(dir / name, ec)) return dir / name;
@@ -228,7 +228,7 @@ std::optional<fs::path> config_file_in(const fs::path& dir) {
   if (!text) return std::nullopt;  // unreadable pyproject.toml: not ours to judge
   // Cheap pre-check before a full parse: most pyproject.toml files have no gpulint table.
   if (text->find("gpulint") == std::string::npos) return std::nullopt;
-  toml::table doc = parse_toml(*text, py.string());
+  toml::table doc = parse_toml(*text, cwd.empty() ? py.string() : display_path_for(py, cwd));
   if (doc.at_path("tool.gpulint")) return py;
   return std::nullopt;
 }
@@ -259,7 +259,7 @@ std::shared_ptr<const Settings> ConfigResolver::lookup(const fs::path& abs_dir) 
   auto it = by_dir_.find(abs_dir);
   if (it != by_dir_.end()) return it->second;
   std::shared_ptr<const Settings> result;
-  if (auto file = config_file_in(abs_dir)) {
+  if (auto file = config_file_in(abs_dir, cwd_)) {
     auto fit = by_file_.find(*file);
     if (fit != by_file_.end()) {
       result = fit->second;

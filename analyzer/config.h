@@ -71,8 +71,9 @@ Settings parse_config_text(std::string_view text, bool pyproject,
 
 /// The config file gpulint reads in directory `dir` (absolute), if any. Reads a
 /// pyproject.toml to see whether it has a `[tool.gpulint]` table, so a malformed one throws
-/// ConfigError.
-std::optional<std::filesystem::path> config_file_in(const std::filesystem::path& dir);
+/// ConfigError (its message names the file relative to `cwd` when below it).
+std::optional<std::filesystem::path> config_file_in(const std::filesystem::path& dir,
+                                                    const std::filesystem::path& cwd = {});
 
 /// Command-line selection flags, layered over each config's selection.
 struct CliOverrides {

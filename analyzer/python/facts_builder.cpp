@@ -92,12 +92,10 @@ bool is_def(TSNode n) {
 void visit(TSNode n, const std::function<void(TSNode)>& f, int depth = 0) {
   if (depth > 2000) return;
   f(n);
-  uint32_t c = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < c; ++i) {
-    TSNode ch = ts_node_named_child(n, i);
-    if (is_def(ch) || is(ch, "decorated_definition")) continue;
+  for_each_named_child(n, [&](TSNode ch) {
+    if (is_def(ch) || is(ch, "decorated_definition")) return;
     visit(ch, f, depth + 1);
-  }
+  });
 }
 
 // The root identifier of `x`, `x.a`, `x[0]`, `x.a.b()`.
@@ -139,6 +137,8 @@ class Builder {
   FileFacts facts_;
   bool managed_ = false, gpu_intent_ = false, trains_ = false;
   std::vector<TSNode> loader_calls_;                 // index-aligned with facts_.loaders
+  std::optional<std::vector<Edit>> import_os_;       // computed once per file
+  std::unordered_map<const void*, int> loader_index_; // loader call node -> index
   struct ModelInfo {
     TSNode origin{};                 // creation call
     std::set<std::string> names;     // identifiers that held it
@@ -190,7 +190,7 @@ class Builder {
       if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) gpu_intent_ = true;
       if (!is_null(keyword_arg(c, "device_map", src_))) managed_ = true;
       // `with torch.device("cuda"):` places everything created inside it.
-      if (q && *q == "torch.device" && is(parent(c), "with_item")) managed_ = true;
+      if (q && *q == "torch.device" && is(m_.parent(c), "with_item")) managed_ = true;
     }
     for (const char* fw : {"lightning", "lightning.pytorch", "lightning_fabric", "accelerate",
                            "ignite", "fastai", "composer", "deepspeed", "ray.train", "pytorch_lightning"})
@@ -239,7 +239,7 @@ class Builder {
           if (mm == "to" || mm == "cuda") found = true;
         }
         if (is(x, "keyword_argument") && t(field(x, "name")) == "device") found = true;
-        for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) deep(ts_node_named_child(x, i), d + 1);
+        for_each_named_child(x, [&](TSNode ch) { deep(ch, d + 1); });
       };
       deep(n, 0);
     }
@@ -369,8 +369,8 @@ class Builder {
     if (is_null(def)) return false;
     // The parameter that receives the model.
     std::string param;
-    if (is(parent(arg), "keyword_argument")) {
-      param = std::string(t(field(parent(arg), "name")));
+    if (is(m_.parent(arg), "keyword_argument")) {
+      param = std::string(t(field(m_.parent(arg), "name")));
     } else {
       int index = 0;
       for (auto a : positional_args(call)) {
@@ -453,8 +453,8 @@ class Builder {
       info.placed = placed;
       collect_names(expr, s, info);
       // The name bound to the creation statement.
-      TSNode p = parent(creation);
-      for (int i = 0; i < 6 && !is_null(p); ++i, p = parent(p)) {
+      TSNode p = m_.parent(creation);
+      for (int i = 0; i < 6 && !is_null(p); ++i, p = m_.parent(p)) {
         if (is(p, "assignment")) {
           std::string nm = placed_name(field(p, "left"));
           if (!nm.empty()) info.names.insert(nm);
@@ -602,8 +602,10 @@ class Builder {
       TSNode fn = field(c, "function");
       site.callee = {start(fn), end(fn)};
       site.set_arguments = make_set_arguments(c, site.kind == LoaderSite::Kind::TorchDataLoader ? &kDataLoader : &kTrainingArguments);
-      site.fix_prelude = import_os_edits();
+      if (!import_os_) import_os_ = import_os_edits();
+      site.fix_prelude = *import_os_;
       facts_.loaders.push_back(std::move(site));
+      loader_index_[c.id] = static_cast<int>(loader_calls_.size());
       loader_calls_.push_back(c);
     }
   }
@@ -711,10 +713,9 @@ class Builder {
       }
     }
     for (const auto& o : m_.origins(e, s)) {
-      for (std::size_t i = 0; i < loader_calls_.size(); ++i)
-        if (same(o.node, loader_calls_[i]) &&
-            std::find(out.begin(), out.end(), static_cast<int>(i)) == out.end())
-          out.push_back(static_cast<int>(i));
+      auto it = loader_index_.find(o.node.id);
+      if (it != loader_index_.end() && std::find(out.begin(), out.end(), it->second) == out.end())
+        out.push_back(it->second);
     }
     return out;
   }
@@ -736,7 +737,7 @@ class Builder {
   }
 
   bool in_loop_within_function(TSNode n) const {
-    for (TSNode p = parent(n); !is_null(p); p = parent(p)) {
+    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
       if (is(p, "for_statement") || is(p, "while_statement")) return true;
       if (is_def(p)) return false;
     }
@@ -745,7 +746,7 @@ class Builder {
 
   bool iterated_per_epoch(TSNode loop) const {
     if (in_loop_within_function(loop)) return true;
-    for (TSNode p = parent(loop); !is_null(p); p = parent(p)) {
+    for (TSNode p = m_.parent(loop); !is_null(p); p = m_.parent(p)) {
       if (is(p, "function_definition")) {
         for (const auto& site : m_.call_sites(p))
           if (in_loop_within_function(site.node)) return true;
@@ -1044,7 +1045,7 @@ class Builder {
 
   // ---- MEM001 -------------------------------------------------------------------------
   bool under_no_grad(TSNode n) const {
-    for (TSNode p = parent(n); !is_null(p); p = parent(p)) {
+    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
       if (is(p, "with_statement")) {
         bool found = false;
         visit(p, [&](TSNode w) {
@@ -1063,7 +1064,7 @@ class Builder {
         if (found) return true;
       }
       if (is(p, "function_definition")) {
-        TSNode dp = parent(p);
+        TSNode dp = m_.parent(p);
         if (is(dp, "decorated_definition")) {
           for (auto d : named_children(dp)) {
             if (!is(d, "decorator")) continue;

@@ -82,7 +82,13 @@ struct SemanticModel::Builder {
 
   void add(Scope* s, TSNode ident, Binding b) {
     b.target = ident;
-    s->names[std::string(text(ident, src))].push_back(std::move(b));
+    auto& list = s->names[std::string(text(ident, src))];
+    // The same import repeated (concatenated scripts, notebook exports) binds the same thing:
+    // keep one, so lookups stay O(1) in the number of repetitions.
+    if (b.kind == Binding::Kind::Import)
+      for (const auto& x : list)
+        if (x.kind == Binding::Kind::Import && x.qualified == b.qualified) return;
+    list.push_back(std::move(b));
   }
 
   void note_import(const std::string& q) {
@@ -411,19 +417,15 @@ struct SemanticModel::Builder {
   }
 
   void walk_children(TSNode n, Scope* s, int depth, TSNode skip = TSNode{}) {
-    uint32_t c = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < c; ++i) {
-      TSNode ch = ts_node_named_child(n, i);
-      if (!is_null(skip) && same(ch, skip)) {
-        // Loop targets: walk attribute/subscript parts only for calls inside them (rare).
-        continue;
-      }
+    for_each_named_child(n, [&](TSNode ch) {
+      if (!is_null(skip) && same(ch, skip)) return;  // loop targets were bound already
       walk(ch, s, depth);
-    }
+    });
   }
 };
 
 SemanticModel::SemanticModel(std::string_view src, TSNode root) : src_(src), root_(root) {
+  for_each_named_child(root, [&](TSNode ch) { top_level_.push_back(ch); });
   Builder b{*this, src};
   Scope* ms = b.new_scope(Scope::Kind::Module, root, nullptr);
   b.walk_children(root, ms, 0);
@@ -442,6 +444,29 @@ bool SemanticModel::imports_module(std::string_view prefix) const {
   return false;
 }
 
+TSNode SemanticModel::parent(TSNode node) const {
+  if (is_null(node) || node.id == root_.id) return TSNode{};
+  uint32_t b = ts_node_start_byte(node), e = ts_node_end_byte(node);
+  // The last top-level child starting at or before `node`.
+  auto it = std::upper_bound(top_level_.begin(), top_level_.end(), b,
+                             [](uint32_t x, TSNode n) { return x < ts_node_start_byte(n); });
+  TSNode cur{};
+  while (it != top_level_.begin()) {
+    --it;
+    if (ts_node_start_byte(*it) <= b && ts_node_end_byte(*it) >= e) { cur = *it; break; }
+    if (ts_node_end_byte(*it) < b) break;
+  }
+  if (is_null(cur)) return ts_node_parent(node);  // anonymous top-level children, errors
+  if (cur.id == node.id) return root_;
+  for (int guard = 0; guard < 100000; ++guard) {
+    TSNode next = ts_node_child_with_descendant(cur, node);
+    if (is_null(next)) return ts_node_parent(node);
+    if (next.id == node.id) return cur;
+    cur = next;
+  }
+  return ts_node_parent(node);
+}
+
 const Scope* SemanticModel::scope_of(TSNode node) const {
   auto cs = call_scope_.find(node.id);
   if (cs != call_scope_.end()) return cs->second;
@@ -450,7 +475,7 @@ const Scope* SemanticModel::scope_of(TSNode node) const {
     auto it = scope_by_node_.find(n.id);
     if (it != scope_by_node_.end() && !same(n, node)) return it->second;
     if (it != scope_by_node_.end() && same(n, node) && n.id == root_.id) return it->second;
-    n = parent(n);
+    n = this->parent(n);
   }
   return module_scope();
 }
@@ -926,7 +951,7 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
     // the use cannot reach it unless a loop around the use also contains that binding.
     TSNode use_loop{};
     if (fs == scope) {
-      for (TSNode p = parent(expr); !is_null(p); p = parent(p)) {
+      for (TSNode p = this->parent(expr); !is_null(p); p = this->parent(p)) {
         if (is(p, "for_statement") || is(p, "while_statement")) { use_loop = p; break; }
         if (is(p, "function_definition") || is(p, "class_definition") || is(p, "lambda")) break;
       }
@@ -1028,7 +1053,7 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
           if (named_count(n) > 0) returns.push_back(named(n, 0));
           continue;
         }
-        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
+        for (TSNode ch : named_children(n)) stack.push_back(ch);
       }
       const Scope* fscope = nullptr;
       auto it = scope_by_node_.find(def.id);

@@ -83,6 +83,11 @@ class SemanticModel {
   /// Every qualified-name prefix imported anywhere ("torch", "lightning.pytorch", …).
   bool imports_module(std::string_view prefix) const;
 
+  /// The parent of `node` (null for the root). tree-sitter's ts_node_parent descends from the
+  /// root and scans every top-level statement before `node` (O(module size) per call); this
+  /// binary-searches the top-level statement first, then descends from there.
+  TSNode parent(TSNode node) const;
+
   /// The innermost scope containing `node`.
   const Scope* scope_of(TSNode node) const;
   /// Bindings of `name` visible from `scope` (Python's LEGB without builtins), or nullptr.
@@ -143,6 +148,8 @@ class SemanticModel {
   bool too_deep_ = false;
   /// The scope of every call node (recorded during the walk; scope_of reads it first).
   std::unordered_map<const void*, const Scope*> call_scope_;
+  /// The module's top-level children in source order (for parent()).
+  std::vector<TSNode> top_level_;
   /// Writes to names that hold dicts: (scope, name) -> update() calls / subscript stores.
   std::map<std::pair<const Scope*, std::string>, std::vector<TSNode>> dict_writes_;
   /// `parser.add_argument(...)` calls: dest -> default value expressions (null: no default).

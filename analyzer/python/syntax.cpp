@@ -9,6 +9,18 @@ const TSLanguage* python_language() {
   return lang;
 }
 
+TSFieldId field_id(const char* name) {
+  // ts_node_child_by_field_name looks the name up with strncmp over every field of the
+  // grammar on each call; the ids never change, so remember them.
+  thread_local std::vector<std::pair<const char*, TSFieldId>> cache;
+  for (const auto& [p, id] : cache)
+    if (p == name) return id;
+  TSFieldId id = ts_language_field_id_for_name(python_language(), name,
+                                               static_cast<uint32_t>(std::strlen(name)));
+  cache.emplace_back(name, id);
+  return id;
+}
+
 Tree Tree::parse(std::string_view text, const Tree* old) {
   // One parser per thread: TSParser is not thread-safe, but cheap to keep around.
   struct ParserHolder {
@@ -25,12 +37,10 @@ Tree Tree::parse(std::string_view text, const Tree* old) {
 
 std::vector<TSNode> named_children(TSNode n) {
   std::vector<TSNode> out;
-  uint32_t c = ts_node_named_child_count(n);
-  out.reserve(c);
-  for (uint32_t i = 0; i < c; ++i) {
-    TSNode ch = ts_node_named_child(n, i);
+  out.reserve(ts_node_named_child_count(n));
+  for_each_named_child(n, [&](TSNode ch) {
     if (!is(ch, "comment")) out.push_back(ch);
-  }
+  });
   return out;
 }
 

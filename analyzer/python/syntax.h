@@ -36,8 +36,10 @@ const TSLanguage* python_language();
 inline bool is_null(TSNode n) { return ts_node_is_null(n); }
 inline std::string_view type(TSNode n) { return ts_node_type(n); }
 inline bool is(TSNode n, const char* t) { return !ts_node_is_null(n) && std::strcmp(ts_node_type(n), t) == 0; }
+/// The grammar's id of a field name (cached per name; names are string literals).
+TSFieldId field_id(const char* name);
 inline TSNode field(TSNode n, const char* name) {
-  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+  return ts_node_child_by_field_id(n, field_id(name));
 }
 inline uint32_t start(TSNode n) { return ts_node_start_byte(n); }
 inline uint32_t end(TSNode n) { return ts_node_end_byte(n); }
@@ -48,6 +50,20 @@ inline uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
 inline TSNode named(TSNode n, uint32_t i) { return ts_node_named_child(n, i); }
 inline TSNode parent(TSNode n) { return ts_node_parent(n); }
 inline bool same(TSNode a, TSNode b) { return ts_node_eq(a, b); }
+
+/// Calls `f(child)` for each named child of `n` in order, comments included. Uses a tree
+/// cursor: O(children), where indexing with ts_node_named_child(n, i) is O(i) per call.
+template <class F>
+void for_each_named_child(TSNode n, F&& f) {
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    do {
+      TSNode ch = ts_tree_cursor_current_node(&c);
+      if (ts_node_is_named(ch)) f(ch);
+    } while (ts_tree_cursor_goto_next_sibling(&c));
+  }
+  ts_tree_cursor_delete(&c);
+}
 
 /// The named children of `n`, skipping comments.
 std::vector<TSNode> named_children(TSNode n);
