@@ -29,6 +29,7 @@
 #include "analyzer/fixer.h"
 #include "analyzer/output.h"
 #include "analyzer/rule.h"
+#include "runtime_check/confirm.h"
 
 namespace fs = std::filesystem;
 using namespace gpulint;
@@ -308,6 +309,9 @@ int main(int argc, char** argv) {
   rules->add_option("--format", rules_format, "table or markdown (docs/rules.md)")
       ->check(CLI::IsMember({"table", "markdown"}));
 
+  runtime_check::ConfirmOptions confirm_opts;
+  CLI::App* confirm = runtime_check::add_confirm_subcommand(app, confirm_opts);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -317,6 +321,7 @@ int main(int argc, char** argv) {
 
   try {
     if (check->parsed()) return run_check(a);
+    if (confirm->parsed()) return runtime_check::run_confirm_command(confirm_opts);
     if (rule->parsed()) return run_rule(rule_code);
     if (rules->parsed()) {
       std::cout << (rules_format == "markdown" ? rules_markdown() : rules_table());

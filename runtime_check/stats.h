@@ -1,0 +1,138 @@
+// Statistics and verdicts of `gpulint confirm`: what the harness wrote (its JSON contract),
+// per-run and per-variant numbers, and the verdict per finding. Pure functions: tested with
+// synthetic numbers in tests/runtime_check_test.cpp.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime_check/gpu_sampler.h"
+
+namespace gpulint::runtime_check {
+
+// --- the harness's JSON (schema 1) -----------------------------------------------------------
+
+struct StepRecord {
+  long step = 0;
+  double wall_s = 0;
+  std::optional<double> wait_s;            ///< null in loop-line mode
+  std::optional<double> cuda_allocated;    ///< bytes
+  std::optional<double> cuda_max_allocated;
+  std::optional<double> rss_bytes;
+};
+
+struct HarnessResult {
+  int schema = 1;
+  bool completed = false;
+  std::string reason;
+  long warmup = 0;
+  std::vector<StepRecord> steps;  ///< measured steps only
+  std::string device;             ///< "cuda", "cpu", "mps"
+  std::optional<std::string> gpu_name;
+  std::string torch_version;
+  std::string python;
+  long pid = 0;
+  std::string source;             ///< "dataloader" or "loop_line"
+};
+
+/// Parses the harness's JSON; nullopt with *error set when it is not valid or not schema 1.
+std::optional<HarnessResult> parse_harness_json(std::string_view text, std::string* error);
+
+// --- numbers ---------------------------------------------------------------------------------
+
+/// Median; NaN for an empty vector.
+double median(std::vector<double> v);
+/// Least-squares slope of y over x; nullopt with fewer than 2 points or constant x.
+std::optional<double> least_squares_slope(const std::vector<double>& x,
+                                          const std::vector<double>& y);
+
+/// One finished run, as the statistics see it.
+struct RunMeasure {
+  std::vector<double> wall_s;                ///< per measured step
+  std::vector<std::optional<double>> wait_s; ///< per measured step (null: not measured)
+  std::vector<double> memory;                ///< bytes per measured step; empty: none
+  std::string memory_source;                 ///< "cuda_allocated", "rss_bytes" or ""
+  /// GPU utilisation (%) of the primary GPU while the measured steps ran.
+  std::vector<double> gpu_util;
+};
+
+/// The measures of one run: cuda_allocated where every step has it (device "cuda"), else
+/// rss_bytes; GPU samples of `device` in the window of the measured steps (the last
+/// sum(wall_s) seconds before the child ended at `run_wall_s`, with 0.25 s of slack).
+RunMeasure measure_run(const HarnessResult& h, const std::vector<GpuSample>& samples,
+                       std::optional<unsigned> device, double run_wall_s);
+
+struct RunStats {
+  std::size_t steps = 0;
+  double median_step_s = 0;
+  std::optional<double> wait_share;    ///< sum wait / sum wall over steps that have a wait
+  std::optional<double> memory_growth; ///< bytes per step (least-squares slope)
+  std::optional<double> gpu_util_median;
+};
+RunStats run_stats(const RunMeasure& m);
+
+struct VariantStats {
+  std::size_t runs = 0;              ///< finished runs with measured steps
+  std::size_t min_steps = 0;         ///< fewest measured steps in one of them
+  double median_step_s = 0;          ///< over every measured step of every run
+  double run_median_min = 0;         ///< fastest per-run median
+  double run_median_max = 0;         ///< slowest per-run median
+  double spread = 0;                 ///< (max - min) / median_step_s
+  std::vector<double> run_medians;
+  std::optional<double> wait_share;
+  std::optional<double> gpu_util_median;
+  std::optional<double> memory_growth;      ///< median of the per-run slopes, bytes/step
+  std::optional<double> memory_growth_min;
+  std::optional<double> memory_growth_max;
+  std::vector<double> run_memory_growth;
+  std::string memory_source;
+};
+VariantStats variant_stats(const std::vector<RunMeasure>& runs);
+
+// --- verdicts --------------------------------------------------------------------------------
+
+enum class Verdict { Confirmed, NotConfirmed, Inconclusive };
+std::string_view to_string(Verdict v);  // "confirmed", "not confirmed", "inconclusive"
+
+struct Judgement {
+  Verdict verdict = Verdict::Inconclusive;
+  std::string reason;             ///< one sentence with the numbers
+  std::optional<double> speedup;  ///< baseline median / fixed median
+};
+
+constexpr std::size_t kMinRuns = 2;
+constexpr std::size_t kMinSteps = 10;
+constexpr double kMaxSpread = 0.25;
+constexpr double kMemoryNoiseBytes = 1024;  ///< growth below this per step is noise
+constexpr double kMemoryFactor = 3;
+
+/// True for rules whose fix saves memory (MEM*), false for speed rules (DL*, DEV*).
+bool is_memory_rule(std::string_view code);
+/// True for rules whose fix only changes anything when the script runs on a GPU
+/// (DL002 pinned memory, DEV00x device placement).
+bool needs_gpu(std::string_view code);
+
+/// Speed: confirmed when the fixed variant's slowest run median is below the baseline's
+/// fastest (no overlap); inconclusive with < kMinRuns runs, < kMinSteps steps in a run, or a
+/// spread above kMaxSpread of either variant; not confirmed otherwise.
+Judgement judge_speed(const VariantStats& baseline, const VariantStats& fixed);
+/// Memory: confirmed when the baseline grows in every run by > kMemoryNoiseBytes per step and
+/// by more than kMemoryFactor times the fixed variant's largest growth, and the fixed variant's
+/// median growth is ~0 (at most max(kMemoryNoiseBytes, 10% of the baseline's)).
+Judgement judge_memory(const VariantStats& baseline, const VariantStats& fixed);
+/// The verdict for a finding of rule `code`; `device`: where the baseline ran ("cuda", "cpu").
+/// GPU-only fixes measured on the CPU are inconclusive (with the numbers).
+Judgement judge_finding(std::string_view code, const VariantStats& baseline,
+                        const VariantStats& fixed, std::string_view device);
+
+/// "12.3 ms", "850 µs", "1.25 s".
+std::string format_duration(double seconds);
+/// "12.1–12.6 ms", "850 µs–1.20 ms".
+std::string format_duration_range(double lo, double hi);
+/// "1.5 KiB", "-3.0 MiB", "0 B".
+std::string format_bytes(double bytes);
+
+}  // namespace gpulint::runtime_check

@@ -1,0 +1,727 @@
+// gpulint confirm (runtime_check/): statistics and verdicts on synthetic numbers; the process
+// runner with /bin/sh children (timeouts, leftover processes, SIGTERM-proof grandchildren,
+// crashes, Ctrl-C); the temp dir; the NVML sampler where there is no driver; the reports; and
+// the whole command with a fake `python` and with the real harness on a stub `torch`.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime_check/confirm.h"
+#include "runtime_check/gpu_sampler.h"
+#include "runtime_check/harness_files.h"
+#include "runtime_check/process.h"
+#include "runtime_check/report.h"
+#include "runtime_check/stats.h"
+
+namespace fs = std::filesystem;
+using namespace gpulint::runtime_check;
+
+namespace {
+
+// A scratch directory for one test (runtime_check::TempDir itself, tested below).
+struct Scratch {
+  Scratch() {
+    std::string error;
+    dir.emplace(std::move(*TempDir::create("gpulint-rc-test-", &error)));
+  }
+  fs::path path() const { return dir->path(); }
+  std::optional<TempDir> dir;
+};
+
+void write_file(const fs::path& p, const std::string& text, bool executable = false) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+  if (executable) fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool pid_gone(pid_t pid) { return ::kill(pid, 0) == -1 && errno == ESRCH; }
+
+pid_t read_pid(const fs::path& p) {
+  for (int i = 0; i < 200 && (!fs::exists(p) || fs::file_size(p) == 0); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return static_cast<pid_t>(std::atol(read_file(p).c_str()));
+}
+
+RunMeasure run_of(std::vector<double> walls, double wait_fraction = 0.0,
+                  double memory_slope = 0.0) {
+  RunMeasure m;
+  for (std::size_t i = 0; i < walls.size(); ++i) {
+    m.wall_s.push_back(walls[i]);
+    m.wait_s.push_back(walls[i] * wait_fraction);
+    m.memory.push_back(1e6 + memory_slope * static_cast<double>(i));
+  }
+  m.memory_source = "rss_bytes";
+  return m;
+}
+
+// `n` steps around `center` (±1%, deterministic).
+std::vector<double> steps_around(double center, std::size_t n = 30) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < n; ++i) v.push_back(center * (1 + 0.01 * (static_cast<double>(i % 3) - 1)));
+  return v;
+}
+
+// Restores an environment variable at scope end.
+struct EnvGuard {
+  EnvGuard(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~EnvGuard() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace
+
+// --- statistics ------------------------------------------------------------------------------
+
+TEST(RuntimeStats, MedianAndSlope) {
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_TRUE(std::isnan(median({})));
+  auto s = least_squares_slope({0, 1, 2, 3}, {10, 12, 14, 16});
+  ASSERT_TRUE(s);
+  EXPECT_DOUBLE_EQ(*s, 2);
+  EXPECT_FALSE(least_squares_slope({1}, {1}));
+  EXPECT_FALSE(least_squares_slope({1, 1}, {1, 2}));
+}
+
+TEST(RuntimeStats, VariantStatistics) {
+  VariantStats v = variant_stats({run_of(steps_around(0.010), 0.5, 2048),
+                                  run_of(steps_around(0.011), 0.5, 4096),
+                                  run_of(steps_around(0.012), 0.5, 1024)});
+  EXPECT_EQ(v.runs, 3u);
+  EXPECT_EQ(v.min_steps, 30u);
+  EXPECT_NEAR(v.median_step_s, 0.011, 1e-9);
+  EXPECT_NEAR(v.run_median_min, 0.010, 1e-9);
+  EXPECT_NEAR(v.run_median_max, 0.012, 1e-9);
+  EXPECT_NEAR(v.spread, 0.002 / 0.011, 1e-9);
+  ASSERT_TRUE(v.wait_share);
+  EXPECT_NEAR(*v.wait_share, 0.5, 1e-9);
+  ASSERT_TRUE(v.memory_growth);
+  EXPECT_NEAR(*v.memory_growth, 2048, 1e-6);
+  EXPECT_NEAR(*v.memory_growth_min, 1024, 1e-6);
+  EXPECT_NEAR(*v.memory_growth_max, 4096, 1e-6);
+  EXPECT_FALSE(v.gpu_util_median);
+  // Runs without steps do not count.
+  EXPECT_EQ(variant_stats({RunMeasure{}, run_of(steps_around(0.01))}).runs, 1u);
+}
+
+TEST(RuntimeStats, SpeedVerdicts) {
+  VariantStats base = variant_stats({run_of(steps_around(0.010)), run_of(steps_around(0.0105)),
+                                     run_of(steps_around(0.0102))});
+  VariantStats fast = variant_stats({run_of(steps_around(0.004)), run_of(steps_around(0.0042)),
+                                     run_of(steps_around(0.0041))});
+  Judgement j = judge_speed(base, fast);
+  EXPECT_EQ(j.verdict, Verdict::Confirmed) << j.reason;
+  ASSERT_TRUE(j.speedup);
+  EXPECT_NEAR(*j.speedup, 0.0102 / 0.0041, 0.01);
+  EXPECT_NE(j.reason.find("ms"), std::string::npos);
+
+  // Faster on the median but the runs overlap: not confirmed.
+  VariantStats overlap = variant_stats({run_of(steps_around(0.0098)), run_of(steps_around(0.0103)),
+                                        run_of(steps_around(0.0099))});
+  EXPECT_EQ(judge_speed(base, overlap).verdict, Verdict::NotConfirmed);
+  // Slower: not confirmed.
+  VariantStats slow = variant_stats({run_of(steps_around(0.02)), run_of(steps_around(0.021))});
+  EXPECT_EQ(judge_speed(base, slow).verdict, Verdict::NotConfirmed);
+
+  // Too few runs, too few steps, too noisy: inconclusive.
+  EXPECT_EQ(judge_speed(base, variant_stats({run_of(steps_around(0.004))})).verdict,
+            Verdict::Inconclusive);
+  VariantStats short_runs = variant_stats({run_of(steps_around(0.004, 5)), run_of(steps_around(0.004, 5))});
+  EXPECT_EQ(judge_speed(base, short_runs).verdict, Verdict::Inconclusive);
+  VariantStats noisy = variant_stats({run_of(steps_around(0.003)), run_of(steps_around(0.005))});
+  Judgement jn = judge_speed(base, noisy);
+  EXPECT_EQ(jn.verdict, Verdict::Inconclusive);
+  EXPECT_NE(jn.reason.find("noisy"), std::string::npos);
+
+  // GPU-only fixes measured on the CPU: inconclusive, numbers kept.
+  Judgement cpu = judge_finding("DL002", base, fast, "cpu");
+  EXPECT_EQ(cpu.verdict, Verdict::Inconclusive);
+  EXPECT_NE(cpu.reason.find("CPU"), std::string::npos);
+  EXPECT_EQ(judge_finding("DL002", base, fast, "cuda").verdict, Verdict::Confirmed);
+  EXPECT_EQ(judge_finding("DL001", base, fast, "cpu").verdict, Verdict::Confirmed);
+}
+
+TEST(RuntimeStats, MemoryVerdicts) {
+  auto runs = [](double slope) {
+    return variant_stats({run_of(steps_around(0.01), 0, slope), run_of(steps_around(0.01), 0, slope * 1.1),
+                          run_of(steps_around(0.01), 0, slope * 0.9)});
+  };
+  VariantStats growing = runs(100 * 1024), flat = runs(0), slow_growth = runs(60 * 1024);
+  Judgement j = judge_memory(growing, flat);
+  EXPECT_EQ(j.verdict, Verdict::Confirmed) << j.reason;
+  EXPECT_NE(j.reason.find("KiB"), std::string::npos);
+  EXPECT_EQ(judge_finding("MEM001", growing, flat, "cpu").verdict, Verdict::Confirmed);
+  EXPECT_EQ(judge_memory(flat, flat).verdict, Verdict::NotConfirmed);
+  EXPECT_EQ(judge_memory(growing, slow_growth).verdict, Verdict::NotConfirmed);
+  EXPECT_EQ(judge_memory(runs(512), flat).verdict, Verdict::NotConfirmed);  // below 1 KiB: noise
+  EXPECT_EQ(judge_memory(growing, variant_stats({run_of(steps_around(0.01))})).verdict,
+            Verdict::Inconclusive);
+}
+
+TEST(RuntimeStats, HarnessJson) {
+  std::string error;
+  auto h = parse_harness_json(R"({"schema":1,"completed":true,"reason":"steps reached","warmup":5,
+    "steps":[{"step":5,"wall_s":0.01,"wait_s":0.002,"cuda_allocated":1000,"cuda_max_allocated":2000,
+              "rss_bytes":5000},
+             {"step":6,"wall_s":0.012,"wait_s":null,"cuda_allocated":1100,"cuda_max_allocated":2000,
+              "rss_bytes":null}],
+    "device":"cuda","gpu_name":"NVIDIA H100","torch_version":"2.4.0","python":"3.11.7","pid":42,
+    "source":"dataloader"})",
+                              &error);
+  ASSERT_TRUE(h) << error;
+  EXPECT_TRUE(h->completed);
+  ASSERT_EQ(h->steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(h->steps[1].wall_s, 0.012);
+  EXPECT_FALSE(h->steps[1].wait_s);
+  EXPECT_EQ(*h->gpu_name, "NVIDIA H100");
+  RunMeasure m = measure_run(*h, {}, std::nullopt, 1.0);
+  EXPECT_EQ(m.memory_source, "cuda_allocated");
+  EXPECT_EQ(m.memory.size(), 2u);
+
+  EXPECT_FALSE(parse_harness_json("not json", &error));
+  EXPECT_FALSE(parse_harness_json(R"({"schema":2,"completed":true,"steps":[]})", &error));
+  EXPECT_NE(error.find("schema 2"), std::string::npos);
+  EXPECT_FALSE(parse_harness_json(R"({"schema":1,"completed":true,"steps":[{"step":1}]})", &error));
+}
+
+TEST(RuntimeStats, GpuWindowAndFormatting) {
+  HarnessResult h;
+  h.device = "cuda";
+  for (int i = 0; i < 10; ++i) h.steps.push_back(StepRecord{i, 0.1, 0.0, std::nullopt, std::nullopt, 1e6});
+  std::vector<GpuSample> samples;
+  for (int i = 0; i <= 40; ++i) samples.push_back(GpuSample{i * 0.1, 0, i < 20 ? 0u : 90u, 0, 0, {}});
+  // The run lasted 4 s, the measured steps 1 s: only the last ~1.25 s of samples count.
+  RunMeasure m = measure_run(h, samples, 0u, 4.0);
+  EXPECT_EQ(m.memory_source, "rss_bytes");
+  RunStats r = run_stats(m);
+  ASSERT_TRUE(r.gpu_util_median);
+  EXPECT_DOUBLE_EQ(*r.gpu_util_median, 90);
+  EXPECT_EQ(format_bytes(2048), "2.0 KiB");
+  EXPECT_EQ(format_bytes(-0.2), "0 B");
+  EXPECT_EQ(format_duration(0.0123), "12.3 ms");
+  EXPECT_EQ(format_duration_range(0.0121, 0.0126), "12.1–12.6 ms");
+  EXPECT_EQ(format_duration_range(0.0009, 0.0012), "900 µs–1.20 ms");
+}
+
+// --- the process runner ----------------------------------------------------------------------
+
+TEST(RuntimeProcess, TimeoutKillsTheWholeGroup) {
+  Scratch s;
+  fs::path pidfile = s.path() / "bg.pid";
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "sleep 1000 & echo $! > " + pidfile.string() + "; sleep 1000"};
+  spec.timeout_s = 0.5;
+  spec.kill_grace_s = 2;
+  auto t0 = std::chrono::steady_clock::now();
+  ProcessResult r = run_process(spec);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(took, 5.0);
+  EXPECT_NE(r.describe().find("timed out"), std::string::npos);
+  pid_t bg = read_pid(pidfile);
+  ASSERT_GT(bg, 0);
+  EXPECT_TRUE(pid_gone(bg)) << "background sleep " << bg << " survived";
+  EXPECT_TRUE(process_group_members(r.pid).empty());
+}
+
+TEST(RuntimeProcess, GrandchildIgnoringSigtermGetsSigkill) {
+  Scratch s;
+  fs::path pidfile = s.path() / "gc.pid", ready = s.path() / "ready";
+  ProcessSpec spec;
+  // The leader exits at once (status 0), leaving a grandchild that ignores SIGTERM.
+  spec.argv = {"/bin/sh", "-c",
+               "sh -c 'trap \"\" TERM; echo up > " + ready.string() + "; exec sleep 1000' & echo $! > " +
+                   pidfile.string() + "; while [ ! -s " + ready.string() +
+                   " ]; do sleep 0.02; done; exit 0"};
+  spec.timeout_s = 20;
+  spec.kill_grace_s = 0.3;
+  ProcessResult r = run_process(spec);
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.leftover, 1u);
+  EXPECT_TRUE(r.sigkill_needed);
+  pid_t gc = read_pid(pidfile);
+  ASSERT_GT(gc, 0);
+  EXPECT_TRUE(pid_gone(gc)) << "grandchild " << gc << " survived";
+  EXPECT_TRUE(process_group_members(r.pid).empty());
+}
+
+TEST(RuntimeProcess, CrashStderrTailIsCaptured) {
+  Scratch s;
+  ProcessSpec spec;
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "echo line" + std::to_string(i) + " >&2; ";
+  spec.argv = {"/bin/sh", "-c",
+               many + "echo 'Traceback (most recent call last):' >&2; echo 'RuntimeError: boom' >&2; "
+                      "echo out; exit 3"};
+  spec.stdout_path = (s.path() / "out").string();
+  spec.stderr_path = (s.path() / "err").string();
+  ProcessResult r = run_process(spec);
+  ASSERT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.leftover, 0u);
+  EXPECT_EQ(r.describe(), "exit code 3");
+  std::string tail = file_tail(spec.stderr_path, 5);
+  EXPECT_NE(tail.find("RuntimeError: boom"), std::string::npos);
+  EXPECT_EQ(tail.find("line10\n"), std::string::npos);  // only the tail
+  EXPECT_EQ(read_file(spec.stdout_path), "out\n");
+
+  spec.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
+  r = run_process(spec);
+  EXPECT_EQ(r.term_signal, SIGSEGV);
+  EXPECT_NE(r.describe().find("SIGSEGV"), std::string::npos);
+}
+
+TEST(RuntimeProcess, StartFailuresAndEnvironment) {
+  ProcessSpec spec;
+  spec.argv = {"gpulint-no-such-program-xyz"};
+  ProcessResult r = run_process(spec);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.error.find("not found"), std::string::npos);
+
+  Scratch s;
+  spec.argv = {"/bin/sh", "-c", "pwd; echo \"$FOO\""};
+  spec.env = std::vector<std::string>{"FOO=bar", "PATH=/usr/bin:/bin"};
+  spec.cwd = s.path().string();
+  spec.stdout_path = (s.path() / "o").string();
+  r = run_process(spec);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(read_file(s.path() / "o"), fs::canonical(s.path()).string() + "\nbar\n");
+
+  spec.cwd = (s.path() / "missing").string();
+  r = run_process(spec);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.error.find("directory"), std::string::npos);
+}
+
+TEST(RuntimeProcess, InterruptKillsTheGroup) {
+  clear_interrupt();
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "sleep 1000 & sleep 1000"};
+  spec.timeout_s = 60;
+  spec.kill_grace_s = 1;
+  std::thread t([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    request_interrupt();
+  });
+  ProcessResult r = run_process(spec);
+  t.join();
+  clear_interrupt();
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_TRUE(process_group_members(r.pid).empty());
+}
+
+TEST(RuntimeProcess, TempDirIsRemoved) {
+  Scratch outer;
+  EnvGuard tmp("TMPDIR", outer.path().string());
+  std::string error;
+  fs::path made;
+  {
+    auto d = TempDir::create("gpulint-confirm-", &error);
+    ASSERT_TRUE(d) << error;
+    made = d->path();
+    EXPECT_EQ(fs::path(made).parent_path(), outer.path());
+    write_file(made / "a" / "b" / "c.txt", "x");
+    fs::permissions(made / "a" / "b", fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_TRUE(fs::exists(made / "a" / "b" / "c.txt"));
+  }
+  EXPECT_FALSE(fs::exists(made));
+  ::setenv("TMPDIR", (outer.path() / "nope").c_str(), 1);
+  EXPECT_FALSE(TempDir::create("x-", &error));
+  EXPECT_NE(error.find("nope"), std::string::npos);
+}
+
+TEST(RuntimeProcess, FindExecutable) {
+  auto sh = find_executable("sh");
+  ASSERT_TRUE(sh);
+  EXPECT_EQ(fs::path(*sh).filename(), "sh");
+  EXPECT_TRUE(find_executable("/bin/sh"));
+  EXPECT_FALSE(find_executable("/nonexistent/python"));
+}
+
+// --- NVML ------------------------------------------------------------------------------------
+
+TEST(RuntimeGpu, SamplerWithoutDriverReportsUnavailable) {
+  GpuSampler missing("libgpulint-no-such-nvml.so.1");
+  EXPECT_FALSE(missing.available());
+  EXPECT_EQ(missing.status(), "no NVIDIA driver: running on the CPU");
+  EXPECT_TRUE(missing.devices().empty());
+  missing.start(::getpid());
+  EXPECT_TRUE(missing.stop().empty());
+
+  // The real library name: whatever this machine has, no crash, a status line, and samples
+  // only when a driver is there.
+  GpuSampler real;
+  EXPECT_FALSE(real.status().empty());
+  real.start(::getpid());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto samples = real.stop();
+  if (real.available()) {
+    EXPECT_GE(samples.size(), 2u * real.devices().size());
+  } else {
+    EXPECT_TRUE(samples.empty());
+  }
+}
+
+// --- building blocks of the command ----------------------------------------------------------
+
+TEST(RuntimeConfirm, LoopLines) {
+  std::string text =
+      "import torch\n"          // 1
+      "for epoch in range(3):\n"  // 2
+      "    for x in data:\n"      // 3
+      "        y = f(x)\n"        // 4
+      "\n"                        // 5
+      "        # c\n"             // 6
+      "        losses.append(\n"  // 7
+      "            y)\n"          // 8
+      "    print(epoch)\n"        // 9
+      "done = 1\n";               // 10
+  EXPECT_EQ(enclosing_loop_line(text, 3), 3u);
+  EXPECT_EQ(enclosing_loop_line(text, 7), 3u);
+  EXPECT_EQ(enclosing_loop_line(text, 8), 2u);
+  EXPECT_FALSE(enclosing_loop_line(text, 9));
+  EXPECT_FALSE(enclosing_loop_line(text, 0));
+  std::string fixed = "import os\n" + text;
+  EXPECT_EQ(map_line(text, 3, fixed), 4u);
+  EXPECT_EQ(map_line(text, 3, text), 3u);
+  EXPECT_EQ(map_line(text, 3, "nothing\n"), 3u);
+}
+
+TEST(RuntimeConfirm, ChildEnvironment) {
+  HarnessEnv h;
+  h.harness_dir = "/t/h";
+  h.out_json = "/t/o.json";
+  h.warmup = 2;
+  h.steps = 7;
+  h.script_dir = "/src";
+  h.loop_line = 12;
+  auto env = child_environment({"PATH=/bin", "PYTHONPATH=/mine", "GPULINT_HARNESS_PID=9", "HOME=/h"}, h);
+  auto has = [&](const std::string& e) { return std::find(env.begin(), env.end(), e) != env.end(); };
+  EXPECT_TRUE(has("PATH=/bin"));
+  EXPECT_TRUE(has("HOME=/h"));
+  EXPECT_TRUE(has("PYTHONPATH=/t/h:/mine"));
+  EXPECT_TRUE(has("GPULINT_HARNESS_OUT=/t/o.json"));
+  EXPECT_TRUE(has("GPULINT_HARNESS_WARMUP=2"));
+  EXPECT_TRUE(has("GPULINT_HARNESS_STEPS=7"));
+  EXPECT_TRUE(has("GPULINT_HARNESS_SCRIPT_DIR=/src"));
+  EXPECT_TRUE(has("GPULINT_HARNESS_LOOP_LINE=12"));
+  EXPECT_FALSE(has("GPULINT_HARNESS_PID=9"));
+  auto env2 = child_environment({"PATH=/bin"}, HarnessEnv{"/h", "/o", 1, 1, "/s", std::nullopt, true});
+  EXPECT_NE(std::find(env2.begin(), env2.end(), "PYTHONPATH=/h"), env2.end());
+  EXPECT_NE(std::find(env2.begin(), env2.end(), "GPULINT_HARNESS_SYNC=1"), env2.end());
+}
+
+TEST(RuntimeReport, HtmlIsSelfContainedWithSvg) {
+  ConfirmReport r;
+  r.script = "train.py";
+  r.repeats = 2;
+  r.warmup = 1;
+  r.steps = 12;
+  r.device = "cpu";
+  r.gpu_status = "no NVIDIA driver: running on the CPU";
+  FindingEntry f;
+  f.code = "DL001";
+  f.message = "`DataLoader` has <no> workers";
+  f.line = 3;
+  f.column = 9;
+  f.variant = 1;
+  r.findings.push_back(f);
+  for (int vi = 0; vi < 2; ++vi) {
+    VariantEntry v;
+    v.name = vi == 0 ? "baseline" : "DL001:3";
+    v.baseline = vi == 0;
+    v.findings = vi == 0 ? std::vector<std::size_t>{} : std::vector<std::size_t>{0};
+    v.diff = vi == 0 ? "" : "-a\n+b <script>\n";
+    std::vector<RunMeasure> ms;
+    for (int round = 1; round <= 2; ++round) {
+      RunEntry e;
+      e.round = round;
+      e.ok = true;
+      e.status = "ok";
+      e.measure = run_of(steps_around(vi == 0 ? 0.01 : 0.004, 12), 0.4);
+      e.stats = run_stats(e.measure);
+      e.samples.push_back(GpuSample{0.0, 0, 50, 10, 1000, {}});
+      ms.push_back(e.measure);
+      v.runs.push_back(std::move(e));
+    }
+    v.stats = variant_stats(ms);
+    r.variants.push_back(std::move(v));
+  }
+  r.variants[1].speed = judge_speed(r.variants[0].stats, r.variants[1].stats);
+  r.findings[0].judgement = judge_finding("DL001", r.variants[0].stats, r.variants[1].stats, "cpu");
+
+  std::string html = render_html(r);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);  // the diff's "<script>" is escaped
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("<polyline"), std::string::npos);
+  EXPECT_NE(html.find("confirmed"), std::string::npos);
+  EXPECT_NE(html.find("No GPU utilisation chart"), std::string::npos);
+  EXPECT_NE(html.find("&lt;no&gt;"), std::string::npos);
+
+  // With a GPU: the utilisation chart instead of the note.
+  r.nvml = true;
+  r.gpus.push_back(GpuDeviceInfo{0, "NVIDIA H100", 80ull << 30});
+  std::string html_gpu = render_html(r);
+  EXPECT_EQ(html_gpu.find("No GPU utilisation chart"), std::string::npos);
+  EXPECT_NE(html_gpu.find("GPU utilisation: baseline vs DL001:3"), std::string::npos);
+
+  std::string table = render_table(r);
+  EXPECT_NE(table.find("DL001 confirmed"), std::string::npos) << table;
+  EXPECT_NE(table.find("baseline"), std::string::npos);
+  nlohmann::json j = report_json(r);
+  EXPECT_EQ(j["variants"].size(), 2u);
+  EXPECT_EQ(j["findings"][0]["verdict"], "confirmed");
+  EXPECT_EQ(j["variants"][1]["stats"]["run_medians_s"].size(), 2u);
+}
+
+// --- the whole command -----------------------------------------------------------------------
+
+namespace {
+
+const char* kDl001Script =
+    "import torch\n"
+    "from torch.utils.data import DataLoader, TensorDataset\n"
+    "\n"
+    "dataset = TensorDataset(torch.randn(512, 8), torch.randn(512, 1))\n"
+    "loader = DataLoader(dataset, batch_size=16, shuffle=True)\n"
+    "model = torch.nn.Linear(8, 1)\n"
+    "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "for x, y in loader:\n"
+    "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+    "    optimizer.zero_grad()\n"
+    "    loss.backward()\n"
+    "    optimizer.step()\n";
+
+// A fake interpreter: checks the harness contract, then writes the harness JSON as if it had
+// timed the loop (its own python3 runs without the harness on PYTHONPATH): 10 ms steps, 4 ms once `num_workers` is in the script (DL001's fix).
+std::string fake_python(const std::string& mode) {
+  return R"(#!/bin/sh
+script="$1"
+[ -n "$GPULINT_HARNESS_OUT" ] || { echo "no GPULINT_HARNESS_OUT" >&2; exit 9; }
+[ -f "${PYTHONPATH%%:*}/sitecustomize.py" ] || { echo "harness not on PYTHONPATH" >&2; exit 9; }
+[ -n "$GPULINT_HARNESS_SCRIPT_DIR" ] || exit 9
+echo "$script" >> "$GPULINT_HARNESS_SCRIPT_DIR/scripts_run.txt"
+mode=)" + mode + R"(
+if [ "$mode" = crash ]; then
+  echo "Traceback (most recent call last):" >&2
+  echo "RuntimeError: CUDA error: boom" >&2
+  exit 1
+fi
+if [ "$mode" = hang ]; then sleep 1000; fi
+if grep -q num_workers "$script"; then wall=0.004; else wall=0.010; fi
+exec env -u PYTHONPATH python3 - "$wall" "$mode" <<'PY'
+import json, os, sys
+wall, mode = float(sys.argv[1]), sys.argv[2]
+n = int(os.environ["GPULINT_HARNESS_STEPS"])
+w = int(os.environ["GPULINT_HARNESS_WARMUP"])
+steps = [] if mode == "noloop" else [
+    {"step": w + i, "wall_s": wall * (1 + 0.01 * (i % 3 - 1)), "wait_s": wall * 0.6,
+     "cuda_allocated": None, "cuda_max_allocated": None, "rss_bytes": 10**8}
+    for i in range(n)]
+doc = {"schema": 1, "completed": mode != "noloop",
+       "reason": "no loop found" if mode == "noloop" else "steps reached",
+       "warmup": w, "steps": steps, "device": "cpu", "gpu_name": None, "torch_version": "2.4.0",
+       "python": "3.11.7", "pid": os.getpid(), "source": "dataloader"}
+json.dump(doc, open(os.environ["GPULINT_HARNESS_OUT"], "w"))
+PY
+)";
+}
+
+struct Fixture {
+  Scratch s;
+  fs::path script, python, tmp;
+  std::optional<EnvGuard> tmpdir;
+  ConfirmOptions o;
+  std::ostringstream out, err;
+
+  explicit Fixture(const std::string& mode, const std::string& text = kDl001Script) {
+    script = s.path() / "proj" / "train.py";
+    write_file(script, text);
+    python = s.path() / "bin" / "fake-python";
+    write_file(python, fake_python(mode), true);
+    tmp = s.path() / "tmp";
+    fs::create_directories(tmp);
+    tmpdir.emplace("TMPDIR", tmp.string());
+    o.script = script.string();
+    o.python = python.string();
+    o.repeats = 2;
+    o.warmup = 1;
+    o.steps = 12;
+    o.timeout_s = 30;
+    o.kill_grace_s = 0.5;
+    o.quiet = false;
+  }
+  int run() { return run_confirm(o, out, err); }
+  bool tmp_empty() const { return fs::is_empty(tmp); }
+};
+
+}  // namespace
+
+TEST(RuntimeConfirm, FakePythonConfirmsDl001) {
+  ASSERT_FALSE(harness_files().empty());
+  Fixture fx("ok");
+  fx.o.json_path = (fx.s.path() / "report.json").string();
+  fx.o.html_path = (fx.s.path() / "report.html").string();
+  std::string before = read_file(fx.script);
+  int rc = fx.run();
+  EXPECT_EQ(rc, 0) << fx.err.str();
+  std::string out = fx.out.str();
+  EXPECT_NE(out.find("DL001 confirmed"), std::string::npos) << out << fx.err.str();
+  EXPECT_NE(out.find("baseline"), std::string::npos);
+  EXPECT_EQ(read_file(fx.script), before);  // the user's file is never modified
+  EXPECT_TRUE(fx.tmp_empty());              // the temp dir is gone
+  // Variants alternate A B A B; every run used a copy, never the user's file.
+  std::string runs = read_file(fx.script.parent_path() / "scripts_run.txt");
+  EXPECT_EQ(runs.find(fx.script.string() + "\n"), std::string::npos);
+  std::istringstream lines(runs);
+  std::vector<std::string> order;
+  for (std::string l; std::getline(lines, l);) order.push_back(fs::path(l).parent_path().filename());
+  ASSERT_GE(order.size(), 4u);
+  EXPECT_EQ(order[0], "baseline");
+  EXPECT_NE(order[1], "baseline");
+  EXPECT_EQ(order[order.size() / 2], "baseline");
+
+  nlohmann::json j = nlohmann::json::parse(read_file(fx.o.json_path));
+  EXPECT_EQ(j["variants"][0]["name"], "baseline");
+  EXPECT_EQ(j["variants"][0]["runs"].size(), 2u);
+  bool dl001 = false;
+  for (const auto& f : j["findings"])
+    if (f["code"] == "DL001") {
+      dl001 = true;
+      EXPECT_EQ(f["verdict"], "confirmed");
+      EXPECT_NEAR(f["judgement"]["speedup"].get<double>(), 2.5, 0.1);
+    }
+  EXPECT_TRUE(dl001);
+  std::string html = read_file(fx.o.html_path);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+}
+
+TEST(RuntimeConfirm, CrashingScriptExits2WithStderrTail) {
+  Fixture fx("crash");
+  EXPECT_EQ(fx.run(), 2);
+  EXPECT_NE(fx.err.str().find("crashed (exit code 1)"), std::string::npos) << fx.err.str();
+  EXPECT_NE(fx.err.str().find("RuntimeError: CUDA error: boom"), std::string::npos);
+  EXPECT_TRUE(fx.tmp_empty());
+}
+
+TEST(RuntimeConfirm, ScriptThatNeverReachesItsLoop) {
+  Fixture fx("noloop");
+  EXPECT_EQ(fx.run(), 2);
+  EXPECT_NE(fx.err.str().find("without reaching a training loop"), std::string::npos)
+      << fx.err.str();
+  EXPECT_TRUE(fx.tmp_empty());
+}
+
+TEST(RuntimeConfirm, HangingScriptTimesOut) {
+  Fixture fx("hang");
+  fx.o.timeout_s = 1;
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(fx.run(), 2);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+  EXPECT_NE(fx.err.str().find("did not finish within --timeout 1 s"), std::string::npos)
+      << fx.err.str();
+  EXPECT_TRUE(fx.tmp_empty());
+}
+
+TEST(RuntimeConfirm, BadInput) {
+  Fixture fx("ok");
+  fx.o.python = (fx.s.path() / "no-python").string();
+  EXPECT_EQ(fx.run(), 2);
+  EXPECT_NE(fx.err.str().find("--python"), std::string::npos);
+  Fixture fx2("ok");
+  fx2.o.script = (fx2.s.path() / "missing.py").string();
+  EXPECT_EQ(fx2.run(), 2);
+  // No finding with a fix: nothing to run, exit 0.
+  Fixture fx3("ok", "print('hello')\n");
+  EXPECT_EQ(fx3.run(), 0);
+  EXPECT_NE(fx3.out.str().find("nothing to run"), std::string::npos);
+}
+
+// The real harness (runtime_check/harness/, embedded) with python3 and a stub `torch` next to
+// the script: MEM001 in a loop no DataLoader drives (loop-line mode), measured through RSS.
+TEST(RuntimeConfirm, RealHarnessConfirmsMem001OnStubTorch) {
+  if (!find_executable("python3")) GTEST_SKIP() << "no python3";
+  Fixture fx("ok",
+             "import torch\n"
+             "import torch.nn as nn\n"
+             "\n"
+             "model = nn.Linear(4, 1)\n"
+             "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+             "losses = []\n"
+             "for step in range(100000):\n"
+             "    x = torch.randn(8, 4)\n"
+             "    loss = model(x).pow(2).mean()\n"
+             "    optimizer.zero_grad()\n"
+             "    loss.backward()\n"
+             "    optimizer.step()\n"
+             "    losses.append(loss)\n");
+  // A stub torch: every tensor that carries a "graph" holds 256 KiB; detach() drops it.
+  write_file(fx.script.parent_path() / "torch" / "__init__.py",
+             "__version__ = '0.0-stub'\n"
+             "class Tensor:\n"
+             "    def __init__(self, graph=True):\n"
+             "        self.graph = bytearray(b'x' * 262144) if graph else None\n"
+             "    def pow(self, n): return Tensor()\n"
+             "    def mean(self): return Tensor()\n"
+             "    def backward(self): pass\n"
+             "    def detach(self): return Tensor(graph=False)\n"
+             "    def item(self): return 0.0\n"
+             "def randn(*shape): return Tensor(graph=False)\n"
+             "from . import nn, optim\n");
+  write_file(fx.script.parent_path() / "torch" / "nn.py",
+             "import torch\n"
+             "class Module:\n"
+             "    def parameters(self): return []\n"
+             "    def __call__(self, x): return torch.Tensor()\n"
+             "class Linear(Module):\n"
+             "    def __init__(self, *a): pass\n");
+  write_file(fx.script.parent_path() / "torch" / "optim.py",
+             "class SGD:\n"
+             "    def __init__(self, params, lr=0.1): pass\n"
+             "    def zero_grad(self): pass\n"
+             "    def step(self): pass\n");
+  fx.o.python = *find_executable("python3");
+  fx.o.warmup = 2;
+  fx.o.steps = 20;
+  int rc = fx.run();
+  EXPECT_EQ(rc, 0) << fx.err.str() << fx.out.str();
+  std::string out = fx.out.str();
+  EXPECT_NE(out.find("MEM001 confirmed"), std::string::npos) << out << fx.err.str();
+  EXPECT_NE(fx.err.str().find("timing the loop on line 7"), std::string::npos) << fx.err.str();
+  EXPECT_TRUE(fx.tmp_empty());
+}
