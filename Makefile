@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test fuzz bench docs clean
+.PHONY: all deps build demo test fuzz bench docs dist clean
 
 all: build
 
@@ -30,6 +30,7 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	./scripts/fuzz.sh 30
 
 fuzz: deps
 	./scripts/fuzz.sh 300
@@ -37,8 +38,19 @@ fuzz: deps
 bench: build
 	./bench/run.sh
 
+# A tarball whose bin/gpulint runs on machines without a package registry (a GPU node): the C++
+# runtime is linked statically and fmt is header-only, so it needs only glibc >= 2.36.
+VERSION := $(shell sed -n 's/^project.gpulint VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+dist: deps
+	cmake -S . -B build-dist -DCMAKE_BUILD_TYPE=Release -DGPULINT_PORTABLE=ON -DGPULINT_BUILD_TESTS=OFF -DGPULINT_BUILD_BENCH=OFF
+	cmake --build build-dist -j $(JOBS) --target gpulint
+	rm -rf dist/gpulint-$(VERSION) && mkdir -p dist/gpulint-$(VERSION)/bin
+	cp build-dist/gpulint dist/gpulint-$(VERSION)/bin/ && cp README.md dist/gpulint-$(VERSION)/
+	tar -C dist -czf dist/gpulint-$(VERSION)-linux-x86_64.tar.gz gpulint-$(VERSION)
+	@echo "dist/gpulint-$(VERSION)-linux-x86_64.tar.gz:"; ldd build-dist/gpulint | sed 's/^/  /'
+
 docs: build
 	$(BUILD)/gpulint rules --format markdown > docs/rules.md
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-dist dist
