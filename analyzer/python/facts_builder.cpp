@@ -845,7 +845,9 @@ class Builder {
     auto a = positional_args(call);
     TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
     if (meth == "type") {
-      if (!is_null(dev) && t(dev).find("cuda") != std::string_view::npos) st.copied_to_cuda = true;
+      // x.type(torch.cuda.FloatTensor): a CUDA tensor type.
+      auto q = is_null(dev) ? std::nullopt : m_.qualified_name(dev, s);
+      if (q && starts_with(*q, "torch.cuda.")) st.copied_to_cuda = true;
       return;
     }
     if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) st.copied_to_cuda = true;
@@ -935,10 +937,8 @@ class Builder {
         std::string moved;
         if (dev_model->cuda_method) moved = key + ".cuda()";
         else if (!dev_model->device_text.empty()) {
-          // The device expression must be visible here.
+          // The device expression's root name must be visible here.
           bool visible = true;
-          TSNode probe = root_identifier_of_text(dev_model->device_text);
-          (void)probe;
           std::string root_name = dev_model->device_text.substr(0, dev_model->device_text.find_first_of(".(["));
           if (!root_name.empty() && std::all_of(root_name.begin(), root_name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; })) {
             if (!(root_name[0] == '"' || root_name[0] == '\'') && !m_.lookup(root_name, s) && root_name != "torch") visible = false;
@@ -950,7 +950,6 @@ class Builder {
       }
     }
   }
-  TSNode root_identifier_of_text(const std::string&) const { return TSNode{}; }
 
   void walk_block(TSNode block, const Scope* s, LoopState& st, LoopCtx& ctx, bool conditional) {
     for (auto stmt : named_children(block)) walk_statement(stmt, s, st, ctx, conditional);
