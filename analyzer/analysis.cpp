@@ -80,8 +80,20 @@ uint32_t python_syntax_error_count(std::string_view text) {
   return std::max<uint32_t>(count, 1) + scan.python2_statements;
 }
 
+// Every rule needs an import of torch or a torch-based framework, and an import statement
+// names its module: a file whose bytes contain none of these names cannot have one. This is a
+// necessary condition only (the import itself is then decided on the syntax tree), and it spares
+// the parse of most files in a mixed repository.
+bool may_import_torch_family(std::string_view text) {
+  static const std::string_view kNames[] = {"torch", "lightning", "transformers", "accelerate", "timm"};
+  for (std::string_view n : kNames)
+    if (text.find(n) != std::string_view::npos) return true;
+  return false;
+}
+
 FileReport analyze_python(const SourceFile& source, const FileSettings& settings) {
   FileReport report;
+  if (!may_import_torch_family(source.text())) return report;
   auto tree = python::Tree::parse(source.text());
   if (!tree.valid()) return report;
   TSNode root = tree.root();
