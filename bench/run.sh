@@ -231,8 +231,10 @@ L.append("")
 L.append("pyflakes has no threads option; the 2-process row splits the list into two halves of "
          "equal bytes run in parallel (what the ratio target uses), the 1-process row is how a "
          "user runs it. flake8 runs with its default checks (pycodestyle, pyflakes, mccabe). "
-         "gpulint runs every rule; stdlib files do not import torch, so after the parse it "
-         "stops at the torch-import pre-check (the common case in a mixed repository).")
+         "gpulint runs every rule. Files whose bytes name no torch-family module (torch, "
+         "lightning, transformers, accelerate, timm) cannot import one, so gpulint does not parse "
+         "them; on a tree without torch code this measures that pre-check (the common case in a "
+         "mixed repository), and for files that do import torch the parse-only row is the limit.")
 L.append("")
 L.append("Output lines per tool (sanity check): " +
          ", ".join(f"{n} {t['output_lines']}" for n, t in tools.items()) + ".")
@@ -243,7 +245,7 @@ L.append(f"- nproc: {machine['nproc']}; CPU: {machine['cpu']}; RAM: {machine['me
 L.append(f"- OS: {machine['os']}, kernel {machine['kernel']}")
 L.append(f"- load average (1, 5, 15 min) before: {machine['loadavg_before']}; after: {machine['loadavg_after']}; "
          f"1-min load at the start of each round: {', '.join(str(x) for x in machine['loadavg_1min_at_each_round'])} "
-         f"(anything above 0 is other work sharing the {machine['nproc']} cores: the CPU-time ratios are the steadier ones then)")
+         f"(it counts this benchmark's own processes, up to 2, as well as other work on the machine; when other work shares the cores, the CPU-time ratios are the steadier ones)")
 L.append("")
 L.append("## Versions")
 L.append("")
