@@ -41,6 +41,8 @@ bool selector_is_known(std::string_view selector);
 struct FileSettings {
   std::set<std::string> enabled;   ///< rule codes
   RuleOptions options;
+  /// Every rule enabled, default options (tests, fuzzing, benchmarks).
+  static FileSettings all_rules_enabled();
 };
 
 /// A comment and where it is: what suppressions are read from.

@@ -9,6 +9,12 @@
 #include "analyzer/analysis.h"
 
 namespace gpulint {
+
+FileSettings FileSettings::all_rules_enabled() {
+  FileSettings s;
+  for (const Rule* r : all_rules()) s.enabled.emplace(r->info().code);
+  return s;
+}
 namespace {
 
 // Splits "DEV00" into ("DEV", "00"); false when the selector is not letters then digits.

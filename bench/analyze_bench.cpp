@@ -39,11 +39,7 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-FileSettings all_rules_settings() {
-  FileSettings s;
-  for (const Rule* r : all_rules()) s.enabled.insert(std::string(r->info().code));
-  return s;
-}
+FileSettings all_rules_settings() { return FileSettings::all_rules_enabled(); }
 
 std::vector<fs::path> python_files(const fs::path& dir, bool recursive_one_level) {
   std::vector<fs::path> out;

@@ -375,12 +375,9 @@ int Confirm::prepare() {
     err_ << "error: " << e.what() << "\n";
     return kExitError;
   }
-  for (const Rule* r : all_rules()) {
-    std::string code(r->info().code);
-    bool on = o_.select.empty();
-    for (const auto& s : o_.select) on |= selector_matches(s, code);
-    if (on) settings.enabled.insert(code);
-  }
+  RuleSelection selection;
+  selection.select = o_.select;  // empty: every rule
+  settings.enabled = selection.enabled_codes();
   FileReport report = analyze_python(*src_, settings);
   if (report.not_analysed) rep_.notes.push_back("the script was not analysed: " + *report.not_analysed);
   if (report.syntax_error)

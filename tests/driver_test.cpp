@@ -16,11 +16,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using testing::TempDir;
 
-FileSettings all_rules_on() {
-  FileSettings s;
-  for (const Rule* r : all_rules()) s.enabled.emplace(r->info().code);
-  return s;
-}
+FileSettings all_rules_on() { return FileSettings::all_rules_enabled(); }
 
 FileTask task(const std::filesystem::path& p, const std::string& display) {
   FileTask t;

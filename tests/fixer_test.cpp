@@ -292,7 +292,7 @@ TEST(DriverFix, RealRulesFixTheTrainingScript) {
   auto p = d.write("train.py", testing::kTrainScript);
   FileTask t;
   t.path = p.string();
-  for (const Rule* r : all_rules()) t.settings.enabled.emplace(r->info().code);
+  t.settings = FileSettings::all_rules_enabled();
   DriverOptions o;
   o.fix_mode = FixMode::Apply;
   o.unsafe_fixes = true;

@@ -26,11 +26,7 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-FileSettings all_rules_settings() {
-  FileSettings s;
-  for (const Rule* r : all_rules()) s.enabled.insert(std::string(r->info().code));
-  return s;
-}
+FileSettings all_rules_settings() { return FileSettings::all_rules_enabled(); }
 
 // (1-based line, code) pairs from `# expect: A B` comments — read from real comment nodes.
 std::set<std::pair<uint32_t, std::string>> expectations(const SourceFile& src) {

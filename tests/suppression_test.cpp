@@ -115,8 +115,7 @@ TEST(Noqa, OnlyCommentRangesCount) {
 
 // End to end through the real front end and rules.
 TEST(Noqa, ThroughAnalyzePython) {
-  FileSettings settings;
-  for (const Rule* r : all_rules()) settings.enabled.emplace(r->info().code);
+  FileSettings settings = FileSettings::all_rules_enabled();
   std::string base = testing::kTrainScript;
   SourceFile plain("train.py", base);
   FileReport before = analyze_python(plain, settings);

@@ -27,11 +27,7 @@ using namespace gpulint;
 namespace {
 
 const FileSettings& all_rules_settings() {
-  static const FileSettings settings = [] {
-    FileSettings s;
-    for (const Rule* r : all_rules()) s.enabled.insert(std::string(r->info().code));
-    return s;
-  }();
+  static const FileSettings settings = FileSettings::all_rules_enabled();
   return settings;
 }
 
