@@ -60,12 +60,6 @@ void scan_statements(TSNode n, std::string_view src, StatementScan& out, int dep
   });
 }
 
-uint32_t first_error_offset(TSNode root, uint32_t* count) {
-  python::TreeSummary s = python::summarize(root);
-  *count = s.error_count;
-  return s.first_error;
-}
-
 }  // namespace
 
 uint32_t python_syntax_error_count(std::string_view text) {
@@ -75,9 +69,7 @@ uint32_t python_syntax_error_count(std::string_view text) {
   StatementScan scan;
   scan_statements(root, text, scan);
   if (!ts_node_has_error(root)) return scan.python2_statements;
-  uint32_t count = 0;
-  first_error_offset(root, &count);
-  return std::max<uint32_t>(count, 1) + scan.python2_statements;
+  return std::max<uint32_t>(python::summarize(root).error_count, 1) + scan.python2_statements;
 }
 
 // Every rule needs an import of torch or a torch-based framework, and an import statement
@@ -99,11 +91,14 @@ FileReport analyze_python(const SourceFile& source, const FileSettings& settings
   TSNode root = tree.root();
   StatementScan scan;
   scan_statements(root, source.text(), scan);
+  // One walk gives errors and comments; it is taken only when needed, and at most once.
+  std::optional<python::TreeSummary> summary;
   if (ts_node_has_error(root)) {
-    uint32_t count = 0;
-    uint32_t off = first_error_offset(root, &count);
+    summary = python::summarize(root);
+    uint32_t off = summary->first_error;
     if (scan.python2_statements && scan.first_python2 < off) off = scan.first_python2;
-    report.syntax_error = SyntaxErrorNote{off, std::max<uint32_t>(count, 1) + scan.python2_statements};
+    report.syntax_error =
+        SyntaxErrorNote{off, std::max<uint32_t>(summary->error_count, 1) + scan.python2_statements};
   } else if (scan.python2_statements) {
     // Python 2 only: `print x` / `exec code` are not Python 3.
     report.syntax_error = SyntaxErrorNote{scan.first_python2, scan.python2_statements};
@@ -123,10 +118,10 @@ FileReport analyze_python(const SourceFile& source, const FileSettings& settings
     rule->check(facts, settings.options, report.diagnostics);
   }
   if (!report.diagnostics.empty()) {
-    python::TreeSummary sum = python::summarize(root);
+    if (!summary) summary = python::summarize(root);
     std::vector<Comment> comments;
-    comments.reserve(sum.comments.size());
-    for (auto [s, e] : sum.comments) comments.push_back({s, e});
+    comments.reserve(summary->comments.size());
+    for (auto [s, e] : summary->comments) comments.push_back({s, e});
     report.suppressed = apply_python_suppressions(source, comments, report.diagnostics);
   }
   std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),

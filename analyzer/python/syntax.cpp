@@ -78,14 +78,11 @@ bool string_literal_value(TSNode n, std::string_view src, std::string* out) {
 TreeSummary summarize(TSNode root) {
   TreeSummary s;
   TSTreeCursor cur = ts_tree_cursor_new(root);
-  bool first = true;
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&cur);
     bool descend = true;
     if (ts_node_is_error(n) || ts_node_is_missing(n)) {
       if (s.error_count++ == 0) s.first_error = ts_node_start_byte(n);
-    } else if (!ts_node_has_error(n)) {
-      // No errors below: only comments remain of interest, and they are extras anywhere.
     }
     if (is(n, "comment")) {
       s.comments.emplace_back(ts_node_start_byte(n), ts_node_end_byte(n));
@@ -95,7 +92,6 @@ TreeSummary summarize(TSNode root) {
     while (!ts_tree_cursor_goto_next_sibling(&cur)) {
       if (!ts_tree_cursor_goto_parent(&cur)) { ts_tree_cursor_delete(&cur); return s; }
     }
-    (void)first;
   }
 }
 
