@@ -220,29 +220,16 @@ class Builder {
   }
 
   // True when the subtree calls .to()/.cuda() or passes device= (it may put data on a GPU).
-  bool moves_to_device(TSNode n) const {
-    bool found = false;
-    visit(n, [&](TSNode x) {
-      if (found) return;
-      if (is(x, "call")) {
-        std::string_view mm = method_name(x, src_);
-        if (mm == "to" || mm == "cuda") found = true;
-      }
-      if (is(x, "keyword_argument") && t(field(x, "name")) == "device") found = true;
-    });
-    // visit() skips nested definitions; a class body is made of them.
-    if (!found && (is(n, "class_definition") || is(n, "function_definition"))) {
-      std::function<void(TSNode, int)> deep = [&](TSNode x, int d) {
-        if (found || d > 200) return;
-        if (is(x, "call")) {
-          std::string_view mm = method_name(x, src_);
-          if (mm == "to" || mm == "cuda") found = true;
-        }
-        if (is(x, "keyword_argument") && t(field(x, "name")) == "device") found = true;
-        for_each_named_child(x, [&](TSNode ch) { deep(ch, d + 1); });
-      };
-      deep(n, 0);
+  // Descends into nested definitions too: a dataset class's methods are what matter.
+  bool moves_to_device(TSNode n, int depth = 0) const {
+    if (depth > 200) return false;
+    if (is(n, "call")) {
+      std::string_view mm = method_name(n, src_);
+      if (mm == "to" || mm == "cuda") return true;
     }
+    if (is(n, "keyword_argument") && t(field(n, "name")) == "device") return true;
+    bool found = false;
+    for_each_named_child(n, [&](TSNode ch) { found = found || moves_to_device(ch, depth + 1); });
     return found;
   }
 
@@ -252,6 +239,22 @@ class Builder {
     return q && (*q == "torch.nn.DataParallel" || *q == "torch.nn.parallel.DistributedDataParallel" ||
                  *q == "torch.nn.parallel.DataParallel" || *q == "torch.compile" ||
                  *q == "torch.nn.parallel.DistributedDataParallel");
+  }
+
+  // Modules constructed with `device=` (factory kwargs, torch.nn docs) have their parameters
+  // there already. True when the creation, or a torch.nn constructor in the function that
+  // builds it, passes device=.
+  bool built_with_device(TSNode creation) const {
+    TSNode scope_node = creation;
+    for (TSNode p = m_.parent(creation); !is_null(p); p = m_.parent(p))
+      if (is(p, "function_definition")) { scope_node = field(p, "body"); break; }
+    bool found = false;
+    visit(scope_node, [&](TSNode n) {
+      if (found || !is(n, "call") || is_null(keyword_arg(n, "device", src_))) return;
+      auto q = m_.callee_name(n, m_.scope_of(n));
+      if (q && starts_with(*q, "torch.nn.")) found = true;
+    });
+    return found;
   }
 
   // Does `expr` (a model creation expression) include a placement (`.to()`, `.cuda()`)?
@@ -450,7 +453,7 @@ class Builder {
       }
       seen.insert(creation.id);
       info.origin = creation;
-      info.placed = placed;
+      info.placed = placed || built_with_device(creation);
       collect_names(expr, s, info);
       // The name bound to the creation statement.
       TSNode p = m_.parent(creation);
@@ -794,14 +797,18 @@ class Builder {
         bool batch_arg = false;
         for (auto a : positional_args(e)) if (classify(a, s, st)) batch_arg = true;
         if (!batch_arg) return std::nullopt;
+        // Its moves are batch copies; whether they go to CUDA is decided by note_move, which
+        // evaluates the device (a parameter resolves through the helper's call sites).
         bool moves = false;
         visit(field(def, "body"), [&](TSNode n) {
-          if (is(n, "call")) {
-            std::string_view mm = method_name(n, src_);
-            if (mm == "to" || mm == "cuda") moves = true;
+          if (!is(n, "call")) return;
+          std::string_view mm = method_name(n, src_);
+          if (mm == "to" || mm == "cuda") {
+            moves = true;
+            note_move(n, m_.scope_of(n), st);
           }
         });
-        if (moves) { if (gpu_intent_) st.copied_to_cuda = true; return State::Moved; }
+        if (moves) return State::Moved;
         return std::nullopt;
       }
       // tuple(t.to(d) for t in batch), list(...), dict(...); Variable(x) (pre-0.4 code) is x.
@@ -830,7 +837,7 @@ class Builder {
         std::string_view mm = method_name(n, src_);
         if (mm == "to" || mm == "cuda") {
           moves = true;
-          note_move(n, s, st, true);
+          note_move(n, s, st);
         }
       });
       return moves ? std::optional<State>(State::Moved) : std::optional<State>(State::Unmoved);
@@ -838,8 +845,7 @@ class Builder {
     return std::nullopt;
   }
 
-  void note_move(TSNode call, const Scope* s, LoopState& st, bool any = false) {
-    (void)any;
+  void note_move(TSNode call, const Scope* s, LoopState& st) {
     std::string_view meth = method_name(call, src_);
     if (meth == "cuda") { st.copied_to_cuda = true; return; }
     auto a = positional_args(call);
@@ -1189,14 +1195,14 @@ class Builder {
                 std::string name(t(left));
                 bool keep_site = attached(right, s, att) && is(unparen(right), "binary_operator") &&
                                  mentions(right, name) && bound_outside_only(name, s, loop, ch);
-                if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, loop, reported, consumed);
+                if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
                 else if (attached(right, s, att)) att.insert(name);
                 else if (backprop_names.count(name) && !detaches(right)) att.insert(name);
                 else att.erase(name);
               } else if (is(left, "subscript")) {
                 TSNode base = root_identifier(field(left, "value"));
                 if (!is_null(base) && attached(right, s, att) && container_outside(field(left, "value"), s, loop))
-                  kept(n, right, std::string(t(field(left, "value"))), KeptGraphTensor::How::SubscriptStore, loop, reported, consumed);
+                  kept(n, right, std::string(t(field(left, "value"))), KeptGraphTensor::How::SubscriptStore, reported, consumed);
               } else {
                 std::vector<TSNode> ids;
                 collect_identifiers(left, ids);
@@ -1207,7 +1213,7 @@ class Builder {
               TSNode right = field(ch, "right");
               std::string_view op = t(ts_node_child_by_field_name(ch, "operator", 8));
               if ((op == "+=" || op == "-=") && attached(right, s, att) && container_outside(left, s, loop))
-                kept(n, right, std::string(t(left)), KeptGraphTensor::How::AugmentedAssign, loop, reported, consumed);
+                kept(n, right, std::string(t(left)), KeptGraphTensor::How::AugmentedAssign, reported, consumed);
             } else if (is(ch, "call")) {
               std::string_view meth = method_name(ch, src_);
               if (meth == "backward") {
@@ -1227,7 +1233,7 @@ class Builder {
                   val = el[0];
                 }
                 if (attached(val, s, att) && container_outside(cont, s, loop))
-                  kept(n, val, std::string(t(cont)), KeptGraphTensor::How::Append, loop, reported, consumed);
+                  kept(n, val, std::string(t(cont)), KeptGraphTensor::How::Append, reported, consumed);
               }
             }
           }
@@ -1261,9 +1267,8 @@ class Builder {
     return false;
   }
 
-  void kept(TSNode stmt, TSNode value, const std::string& container, KeptGraphTensor::How how, TSNode loop,
+  void kept(TSNode stmt, TSNode value, const std::string& container, KeptGraphTensor::How how,
             std::set<uint32_t>& reported, const std::set<std::string>& consumed) {
-    (void)loop;
     std::string root = container.substr(0, container.find_first_of(".["));
     if (container.rfind("self.", 0) == 0) root = container;
     if (consumed.count(root) || consumed.count(root + "#backward")) return;
