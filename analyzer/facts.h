@@ -90,6 +90,10 @@ struct ModelFact {
   Range binding;              ///< where the model is created / bound (DEV001 reports here)
   std::string name;
   bool placed = false;        ///< moved with .to()/.cuda() or placed by a framework
+  /// Unplaced models only: the edits that move the model and the batches it is called with to
+  /// `device` (empty when the front end cannot build a complete one).
+  std::vector<Edit> fix;
+  std::string device;         ///< the device expression `fix` moves to
 };
 
 /// A loader batch tensor that reaches the model or the loss without being moved to the

@@ -12,7 +12,7 @@ namespace {
 constexpr RuleInfo kInfo{
     "DEV001", "model-not-on-gpu",
     "A script that means to train on the GPU never moves its model there",
-    Severity::Warning, true, false, FixSafety::None,
+    Severity::Warning, true, false, FixSafety::Unsafe,
     R"md(## What it does
 Finds models (the modules whose parameters an optimizer updates) that are never moved with
 `.to(device)` / `.cuda()` in a script that trains (`backward()`, `optimizer.step()`) and
@@ -35,8 +35,14 @@ model = ResNet18().to(device)
 ```
 
 ## Fix safety
-No automatic fix: where the model should go (and whether the batches follow) is the author's
-decision. Not reported when a framework places the model: PyTorch Lightning, Fabric,
+Unsafe, and offered only when it is complete: when exactly one name visible at the model's
+creation can hold a CUDA device (`device = torch.device("cuda" if ... else "cpu")`), every call
+of the model sits in a loop over a DataLoader whose batches gpulint follows, and every batch
+tensor that reaches the model or the loss can be moved. The fix then appends `.to(device)` to
+the model's creation and moves those batches (`x` -> `x.to(device)`); moving the model alone
+would make PyTorch raise "Expected all tensors to be on the same device". It is unsafe because
+other tensors the step builds (masks, targets created on the CPU) may also need moving. Not
+reported when a framework places the model: PyTorch Lightning, Fabric,
 Accelerate, Hugging Face `Trainer`, `torch.set_default_device`, `with torch.device(...)`,
 `device_map=`, or when the model is handed to code gpulint cannot see.
 
@@ -51,9 +57,13 @@ class Dev001 final : public Rule {
     if (!facts.trains || !facts.gpu_intent || facts.placement_managed) return;
     for (const auto& m : facts.models) {
       if (m.placed) continue;
-      out.push_back(make_diagnostic(
+      auto d = make_diagnostic(
           kInfo, m.binding,
-          "model `" + m.name + "` is never moved to the GPU (no `.to(device)` or `.cuda()`): training runs on the CPU"));
+          "model `" + m.name + "` is never moved to the GPU (no `.to(device)` or `.cuda()`): training runs on the CPU");
+      if (!m.fix.empty())
+        d.fix = Fix{Applicability::Unsafe,
+                    "Move `" + m.name + "` and its batches to `" + m.device + "`", m.fix};
+      out.push_back(std::move(d));
     }
   }
 };

@@ -46,7 +46,10 @@ std::string pct(std::optional<double> share) {
 std::string util(std::optional<double> u) { return u ? fmt::format("{:.0f}%", *u) : "-"; }
 
 std::string growth(const VariantStats& s) {
-  return s.memory_growth ? format_bytes(*s.memory_growth) : "-";
+  if (!s.memory_growth) return "-";
+  if (!s.host_memory_growth) return format_bytes(*s.memory_growth);
+  return fmt::format("{} (host {})", format_bytes(*s.memory_growth),
+                     format_bytes(*s.host_memory_growth));
 }
 
 std::string spread(const VariantStats& s) {
@@ -205,7 +208,11 @@ json stats_json(const VariantStats& s) {
               {"memory_growth_min", opt(s.memory_growth_min)},
               {"memory_growth_max", opt(s.memory_growth_max)},
               {"run_memory_growth", s.run_memory_growth},
-              {"memory_source", s.memory_source}};
+              {"memory_source", s.memory_source},
+              {"host_memory_growth_bytes_per_step", opt(s.host_memory_growth)},
+              {"host_memory_growth_min", opt(s.host_memory_growth_min)},
+              {"host_memory_growth_max", opt(s.host_memory_growth_max)},
+              {"run_host_memory_growth", s.run_host_memory_growth}};
 }
 
 json steps_json(const HarnessResult& h) {
@@ -317,6 +324,7 @@ json report_json(const ConfirmReport& r) {
           {"data_wait_share", opt(run.stats.wait_share)},
           {"memory_growth_bytes_per_step", opt(run.stats.memory_growth)},
           {"memory_source", run.measure.memory_source},
+          {"host_memory_growth_bytes_per_step", opt(run.stats.host_memory_growth)},
           {"gpu_util_median", opt(run.stats.gpu_util_median)},
           {"harness", h},
           {"gpu_samples", samples_json(run.samples)}});

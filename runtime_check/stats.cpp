@@ -117,6 +117,8 @@ RunMeasure measure_run(const HarnessResult& h, const std::vector<GpuSample>& sam
   if (all_cuda && h.device == "cuda") {
     m.memory_source = "cuda_allocated";
     for (const StepRecord& s : h.steps) m.memory.push_back(*s.cuda_allocated);
+    if (all_rss)
+      for (const StepRecord& s : h.steps) m.host_memory.push_back(*s.rss_bytes);
   } else if (all_rss) {
     m.memory_source = "rss_bytes";
     for (const StepRecord& s : h.steps) m.memory.push_back(*s.rss_bytes);
@@ -146,18 +148,21 @@ RunStats run_stats(const RunMeasure& m) {
     }
   }
   if (any_wait && wall > 0) r.wait_share = std::clamp(wait / wall, 0.0, 1.0);
-  if (m.memory.size() >= 2) {
-    std::vector<double> x(m.memory.size());
+  auto slope = [](const std::vector<double>& y) -> std::optional<double> {
+    if (y.size() < 2) return std::nullopt;
+    std::vector<double> x(y.size());
     std::iota(x.begin(), x.end(), 0.0);
-    r.memory_growth = least_squares_slope(x, m.memory);
-  }
+    return least_squares_slope(x, y);
+  };
+  r.memory_growth = slope(m.memory);
+  r.host_memory_growth = slope(m.host_memory);
   if (!m.gpu_util.empty()) r.gpu_util_median = median(m.gpu_util);
   return r;
 }
 
 VariantStats variant_stats(const std::vector<RunMeasure>& runs) {
   VariantStats v;
-  std::vector<double> all_steps, utils, growth;
+  std::vector<double> all_steps, utils, growth, host_growth;
   double wall = 0, wait = 0;
   bool any_wait = false;
   for (const RunMeasure& m : runs) {
@@ -179,6 +184,7 @@ VariantStats variant_stats(const std::vector<RunMeasure>& runs) {
       growth.push_back(*r.memory_growth);
       if (v.memory_source.empty()) v.memory_source = m.memory_source;
     }
+    if (r.host_memory_growth) host_growth.push_back(*r.host_memory_growth);
   }
   if (v.runs == 0) return v;
   v.median_step_s = median(all_steps);
@@ -192,6 +198,14 @@ VariantStats variant_stats(const std::vector<RunMeasure>& runs) {
     v.memory_growth = median(growth);
     v.memory_growth_min = *std::min_element(growth.begin(), growth.end());
     v.memory_growth_max = *std::max_element(growth.begin(), growth.end());
+  }
+  // Host series only where every run with a primary series has one: the judgement compares
+  // like with like.
+  if (!host_growth.empty() && host_growth.size() == growth.size()) {
+    v.run_host_memory_growth = host_growth;
+    v.host_memory_growth = median(host_growth);
+    v.host_memory_growth_min = *std::min_element(host_growth.begin(), host_growth.end());
+    v.host_memory_growth_max = *std::max_element(host_growth.begin(), host_growth.end());
   }
   return v;
 }
@@ -268,31 +282,53 @@ Judgement judge_speed(const VariantStats& b, const VariantStats& f) {
   return j;
 }
 
-Judgement judge_memory(const VariantStats& b, const VariantStats& f) {
-  if (auto j = too_little(b, f)) return *j;
-  if (!b.memory_growth || !f.memory_growth)
-    return {Verdict::Inconclusive, "no memory readings (neither torch.cuda nor RSS)", std::nullopt};
+namespace {
+
+struct Growth {
+  double median = 0, min = 0, max = 0;
+  std::string source;
+};
+
+Judgement judge_growth(const Growth& b, const Growth& f) {
   std::string numbers = fmt::format(
       "memory grows {}/step in the baseline [{} – {}], {}/step fixed [{} – {}] ({})",
-      format_bytes(*b.memory_growth), format_bytes(*b.memory_growth_min),
-      format_bytes(*b.memory_growth_max), format_bytes(*f.memory_growth),
-      format_bytes(*f.memory_growth_min), format_bytes(*f.memory_growth_max),
-      b.memory_source.empty() ? "memory" : b.memory_source);
-  double base_min = *b.memory_growth_min;
-  double fixed_max = std::max(*f.memory_growth_max, 0.0);
-  double fixed_limit = std::max(kMemoryNoiseBytes, 0.1 * *b.memory_growth);
-  if (base_min > kMemoryNoiseBytes && base_min > kMemoryFactor * fixed_max &&
-      *f.memory_growth <= fixed_limit)
+      format_bytes(b.median), format_bytes(b.min), format_bytes(b.max), format_bytes(f.median),
+      format_bytes(f.min), format_bytes(f.max), b.source.empty() ? "memory" : b.source);
+  double fixed_max = std::max(f.max, 0.0);
+  double fixed_limit = std::max(kMemoryNoiseBytes, 0.1 * b.median);
+  if (b.min > kMemoryNoiseBytes && b.min > kMemoryFactor * fixed_max && f.median <= fixed_limit)
     return {Verdict::Confirmed, "the fix stops the growth: " + numbers, std::nullopt};
-  if (*b.memory_growth <= kMemoryNoiseBytes)
+  if (b.median <= kMemoryNoiseBytes)
     return {Verdict::NotConfirmed,
             fmt::format("the baseline's memory grows by no more than {}/step: ",
                         format_bytes(kMemoryNoiseBytes)) +
                 numbers,
             std::nullopt};
-  return {Verdict::NotConfirmed, "the fixed variant's memory still grows, or the runs disagree: " +
-                                     numbers,
-          std::nullopt};
+  return {Verdict::NotConfirmed,
+          "the fixed variant's memory still grows, or the runs disagree: " + numbers, std::nullopt};
+}
+
+}  // namespace
+
+Judgement judge_memory(const VariantStats& b, const VariantStats& f) {
+  if (auto j = too_little(b, f)) return *j;
+  if (!b.memory_growth || !f.memory_growth)
+    return {Verdict::Inconclusive, "no memory readings (neither torch.cuda nor RSS)", std::nullopt};
+  Judgement primary = judge_growth(
+      {*b.memory_growth, *b.memory_growth_min, *b.memory_growth_max, b.memory_source},
+      {*f.memory_growth, *f.memory_growth_min, *f.memory_growth_max, f.memory_source});
+  if (primary.verdict == Verdict::Confirmed || !b.host_memory_growth || !f.host_memory_growth)
+    return primary;
+  Judgement host = judge_growth({*b.host_memory_growth, *b.host_memory_growth_min,
+                                 *b.host_memory_growth_max, "host rss_bytes"},
+                                {*f.host_memory_growth, *f.host_memory_growth_min,
+                                 *f.host_memory_growth_max, "host rss_bytes"});
+  if (host.verdict == Verdict::Confirmed) {
+    host.reason += fmt::format(" (GPU {}/step baseline, {}/step fixed)",
+                               format_bytes(*b.memory_growth), format_bytes(*f.memory_growth));
+    return host;
+  }
+  return primary;
 }
 
 Judgement judge_finding(std::string_view code, const VariantStats& b, const VariantStats& f,

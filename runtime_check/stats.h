@@ -55,6 +55,10 @@ struct RunMeasure {
   std::vector<std::optional<double>> wait_s; ///< per measured step (null: not measured)
   std::vector<double> memory;                ///< bytes per measured step; empty: none
   std::string memory_source;                 ///< "cuda_allocated", "rss_bytes" or ""
+  /// Host RSS bytes per measured step when `memory` is cuda_allocated (a kept autograd graph
+  /// lives in host memory: its nodes are freed only with the graph, its saved GPU tensors at
+  /// backward()); empty otherwise.
+  std::vector<double> host_memory;
   /// GPU utilisation (%) of the primary GPU while the measured steps ran.
   std::vector<double> gpu_util;
 };
@@ -70,6 +74,7 @@ struct RunStats {
   double median_step_s = 0;
   std::optional<double> wait_share;    ///< sum wait / sum wall over steps that have a wait
   std::optional<double> memory_growth; ///< bytes per step (least-squares slope)
+  std::optional<double> host_memory_growth; ///< bytes per step of RunMeasure::host_memory
   std::optional<double> gpu_util_median;
 };
 RunStats run_stats(const RunMeasure& m);
@@ -89,6 +94,11 @@ struct VariantStats {
   std::optional<double> memory_growth_max;
   std::vector<double> run_memory_growth;
   std::string memory_source;
+  /// The same for the host RSS series of runs that measured cuda_allocated (see RunMeasure).
+  std::optional<double> host_memory_growth;
+  std::optional<double> host_memory_growth_min;
+  std::optional<double> host_memory_growth_max;
+  std::vector<double> run_host_memory_growth;
 };
 VariantStats variant_stats(const std::vector<RunMeasure>& runs);
 
@@ -121,7 +131,11 @@ bool needs_gpu(std::string_view code);
 Judgement judge_speed(const VariantStats& baseline, const VariantStats& fixed);
 /// Memory: confirmed when the baseline grows in every run by > kMemoryNoiseBytes per step and
 /// by more than kMemoryFactor times the fixed variant's largest growth, and the fixed variant's
-/// median growth is ~0 (at most max(kMemoryNoiseBytes, 10% of the baseline's)).
+/// median growth is ~0 (at most max(kMemoryNoiseBytes, 10% of the baseline's)). Judged on the
+/// primary series (cuda_allocated on a GPU, else RSS) and, when that does not confirm and both
+/// variants have one, on the host RSS series: a loss kept in a list during training keeps its
+/// autograd graph's nodes in host memory while backward() has already freed the saved GPU
+/// tensors, so its growth shows in RSS, not in torch.cuda.memory_allocated().
 Judgement judge_memory(const VariantStats& baseline, const VariantStats& fixed);
 /// The verdict for a finding of rule `code`; `device`: where the baseline ran ("cuda", "cpu").
 /// GPU-only fixes measured on the CPU are inconclusive (with the numbers).

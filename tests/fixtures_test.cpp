@@ -13,6 +13,7 @@
 #include "analyzer/analysis.h"
 #include "analyzer/fixer.h"
 #include "analyzer/python/syntax.h"
+#include "analyzer/rule.h"
 
 namespace fs = std::filesystem;
 using namespace gpulint;
@@ -114,7 +115,9 @@ TEST_P(FixFixture, FixProducesExpectedTextAndIsIdempotent) {
   ASSERT_TRUE(fs::exists(fixed_path)) << "missing " << fixed_path;
   std::string rule = path.filename().string().substr(0, path.filename().string().find('_'));
   std::transform(rule.begin(), rule.end(), rule.begin(), ::toupper);
-  bool unsafe = rule == "DL001" || rule == "DEV002" || rule == "DEV003";
+  const Rule* fixture_rule = find_rule(rule);
+  ASSERT_NE(fixture_rule, nullptr) << "no rule " << rule;
+  bool unsafe = fixture_rule->info().fix == FixSafety::Unsafe;
   auto settings = all_rules_settings();
   auto analyze = [&](const SourceFile& s) { return analyze_python(s, settings); };
 

@@ -125,6 +125,7 @@ class Builder {
     find_models();
     find_loaders();
     analyse_loops();
+    build_dev001_fixes();
     find_created_then_moved();
     for (auto& l : facts_.loaders) facts_.trains_on_cuda |= l.batches_copied_to_cuda;
     return std::move(facts_);
@@ -148,6 +149,7 @@ class Builder {
     bool cuda_method = false;        // placed with .cuda()
   };
   std::vector<ModelInfo> models_;
+  std::optional<std::vector<std::pair<TSNode, std::vector<int>>>> loader_loops_;
 
   std::string_view t(TSNode n) const { return text(n, src_); }
   std::optional<std::string> qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
@@ -863,6 +865,7 @@ class Builder {
     TSNode loop;
     const Scope* scope;
     const ModelInfo* cuda_model = nullptr;  // a model on CUDA called in this loop
+    std::set<const ModelInfo*> models_called;  // models on CUDA called in this loop
   };
 
   void assign_targets(TSNode left, TSNode right, const Scope* s, LoopState& st, bool conditional) {
@@ -914,12 +917,16 @@ class Builder {
   void check_uses(TSNode stmt, const Scope* s, LoopState& st, LoopCtx& ctx) {
     std::vector<TSNode> calls;
     visit(stmt, [&](TSNode n) { if (is(n, "call")) calls.push_back(n); });
+    // Inner calls first: in `criterion(model(x), y)` the model call tells which device the
+    // loss's other arguments must be on.
+    std::reverse(calls.begin(), calls.end());
     for (TSNode c : calls) {
       TSNode fn = field(c, "function");
       const ModelInfo* mi = model_for_callee(fn, s);
       bool model_call = mi && mi->on_cuda;
       bool loss_call = !model_call && is_criterion(fn, s);
       if (model_call && !ctx.cuda_model) ctx.cuda_model = mi;
+      if (model_call) ctx.models_called.insert(mi);
       if (!model_call && !loss_call) continue;
       if (loss_call && !ctx.cuda_model) continue;
       const ModelInfo* dev_model = model_call ? mi : ctx.cuda_model;
@@ -1010,42 +1017,147 @@ class Builder {
     }
   }
 
+  // The loops that iterate a loader, in file order (computed once).
+  const std::vector<std::pair<TSNode, std::vector<int>>>& loader_loops() {
+    if (!loader_loops_) {
+      loader_loops_.emplace();
+      for (TSNode loop : m_.loops()) {
+        if (!is(loop, "for_statement")) continue;
+        auto indices = loader_indices_for(field(loop, "right"), m_.scope_of(loop));
+        if (!indices.empty()) loader_loops_->emplace_back(loop, std::move(indices));
+      }
+    }
+    return *loader_loops_;
+  }
+
+  // Follows the batches of one loader loop through its body: appends the unmoved batch uses
+  // (DEV002) to facts_.unmoved_batches and returns what the walk saw.
+  struct LoopWalk {
+    bool copied_to_cuda = false;
+    bool skipped = false;  // placement is managed or the data is already on the GPU
+    std::set<const ModelInfo*> models_called;
+  };
+  LoopWalk walk_loader_loop(TSNode loop, const std::vector<int>& indices) {
+    const Scope* s = m_.scope_of(loop);
+    TSNode right = field(loop, "right");
+    bool on_cuda = false, managed = false;
+    for (int li : indices) {
+      on_cuda |= facts_.loaders[li].dataset_on_cuda;
+      managed |= facts_.loaders[li].placement_managed;
+    }
+    LoopState st;
+    TSNode left = unparen(field(loop, "left"));
+    TSNode batch_pattern = left;
+    if (enumerate_wrapped(right, s) && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
+      auto el = named_children(left);
+      if (el.size() == 2) batch_pattern = el[1];
+    }
+    std::vector<TSNode> ids;
+    collect_identifiers(batch_pattern, ids);
+    for (auto id : ids) {
+      st.names[std::string(t(id))] = State::Unmoved;
+      st.ever.insert(std::string(t(id)));
+    }
+    LoopCtx ctx{loop, s, nullptr, {}};
+    LoopWalk w;
+    w.skipped = managed_ || on_cuda || managed;
+    std::size_t before = facts_.unmoved_batches.size();
+    walk_block(field(loop, "body"), s, st, ctx, false);
+    if (w.skipped) facts_.unmoved_batches.resize(before);
+    w.copied_to_cuda = st.copied_to_cuda;
+    w.models_called = std::move(ctx.models_called);
+    return w;
+  }
+
   void analyse_loops() {
-    for (TSNode loop : m_.loops()) {
-      if (!is(loop, "for_statement")) continue;
-      const Scope* s = m_.scope_of(loop);
-      TSNode right = field(loop, "right");
-      auto indices = loader_indices_for(right, s);
-      if (indices.empty()) continue;
+    for (const auto& [loop, indices] : loader_loops()) {
       bool per_epoch = iterated_per_epoch(loop);
-      bool on_cuda = false, managed = false;
-      for (int li : indices) {
+      for (int li : indices)
         if (per_epoch) facts_.loaders[li].iterated_in_outer_loop = true;
-        on_cuda |= facts_.loaders[li].dataset_on_cuda;
-        managed |= facts_.loaders[li].placement_managed;
-      }
-      LoopState st;
-      TSNode left = unparen(field(loop, "left"));
-      TSNode batch_pattern = left;
-      if (enumerate_wrapped(right, s) && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
-        auto el = named_children(left);
-        if (el.size() == 2) batch_pattern = el[1];
-      }
-      std::vector<TSNode> ids;
-      collect_identifiers(batch_pattern, ids);
-      for (auto id : ids) {
-        st.names[std::string(t(id))] = State::Unmoved;
-        st.ever.insert(std::string(t(id)));
-      }
-      LoopCtx ctx{loop, s, nullptr};
-      bool skip_dev002 = managed_ || on_cuda || managed;
-      std::size_t before = facts_.unmoved_batches.size();
-      walk_block(field(loop, "body"), s, st, ctx, false);
-      if (skip_dev002) facts_.unmoved_batches.resize(before);
-      if (st.copied_to_cuda)
+      LoopWalk w = walk_loader_loop(loop, indices);
+      if (w.copied_to_cuda)
         for (int li : indices) facts_.loaders[li].batches_copied_to_cuda = true;
     }
     analyse_kept_tensors();
+  }
+
+  // ---- DEV001's fix -------------------------------------------------------------------
+  // The one name, visible where the model is created and bound before it, whose value can be
+  // a CUDA device: `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`.
+  // Empty when there is none or more than one (the fix would have to guess).
+  std::string device_name_for(TSNode creation) const {
+    const Scope* s = m_.scope_of(creation);
+    for (const Scope* sc = s; sc; sc = sc->parent) {
+      if (sc->kind == Scope::Kind::Class) continue;
+      std::vector<std::string> found;
+      for (const auto& [name, bindings] : sc->names) {
+        if (bindings.empty()) continue;
+        bool cuda = false, usable = true;
+        for (const Binding& b : bindings) {
+          if (b.kind != Binding::Kind::Assign || is_null(b.value) || b.unpack_index >= 0 ||
+              start(b.stmt) >= start(creation)) {
+            usable = false;
+            break;
+          }
+          TSNode v = unparen(b.value);
+          bool candidate = is(v, "conditional_expression") || is(v, "string");
+          if (is(v, "call")) {
+            auto q = m_.callee_name(v, sc);
+            candidate = q && *q == "torch.device";
+          }
+          if (candidate && values_cuda(m_.evaluate(b.target, sc))) cuda = true;
+        }
+        if (usable && cuda && m_.lookup(name, s)) found.push_back(name);
+      }
+      if (found.size() == 1) return found.front();
+      if (found.size() > 1) return {};
+    }
+    return {};
+  }
+
+  // DEV001's unsafe fix: `Net()` -> `Net().to(device)` and every loader batch that then reaches
+  // the model or the loss unmoved -> `x.to(device)` (PyTorch raises "Expected all tensors to be
+  // on the same device" if only the model moves). Built only when every call of the model is
+  // in a loader loop whose batches gpulint followed, and every unmoved use can be edited.
+  void build_dev001_fixes() {
+    if (managed_) return;
+    for (const auto& mi : models_)
+      if (mi.on_cuda) return;  // a file mixing placed and unplaced models: leave it to the author
+    for (std::size_t i = 0; i < models_.size(); ++i) {
+      ModelInfo& mi = models_[i];
+      if (mi.placed || !is(mi.origin, "call")) continue;
+      std::string device = device_name_for(mi.origin);
+      if (device.empty()) continue;
+      // Every call of the model must lie in a loader loop.
+      bool outside = false, called = false;
+      for (TSNode c : m_.calls()) {
+        if (model_for_callee(field(c, "function"), m_.scope_of(c)) != &mi) continue;
+        called = true;
+        bool inside = false;
+        for (const auto& ll : loader_loops()) inside |= contains(ll.first, c);
+        outside |= !inside;
+      }
+      if (!called || outside) continue;
+      mi.on_cuda = true;
+      mi.device_text = device;
+      std::size_t before = facts_.unmoved_batches.size();
+      bool complete = true, seen = false;
+      for (const auto& [loop, indices] : loader_loops()) {
+        LoopWalk w = walk_loader_loop(loop, indices);
+        seen |= w.models_called.count(&mi) > 0;
+      }
+      std::vector<Edit> edits{{end(mi.origin), end(mi.origin), ".to(" + device + ")"}};
+      for (std::size_t u = before; u < facts_.unmoved_batches.size(); ++u) {
+        if (facts_.unmoved_batches[u].fix.empty()) complete = false;
+        for (const Edit& e : facts_.unmoved_batches[u].fix) edits.push_back(e);
+      }
+      facts_.unmoved_batches.resize(before);
+      mi.on_cuda = false;
+      mi.device_text.clear();
+      if (!complete || !seen) continue;
+      facts_.models[i].fix = std::move(edits);
+      facts_.models[i].device = device;
+    }
   }
 
   // ---- MEM001 -------------------------------------------------------------------------
@@ -1129,8 +1241,22 @@ class Builder {
     return false;
   }
 
-  // Is `name` bound (other than by `except_stmt`) inside `loop`, or bound anywhere else
-  // than before it in its scope? Containers kept across iterations are bound outside.
+  // True when `stmt`, inside `loop`, runs only on some iterations: an if/elif/else branch or
+  // a try/except clause lies between it and the loop.
+  bool conditional_in_loop(TSNode stmt, TSNode loop) const {
+    for (TSNode p = m_.parent(stmt); !is_null(p) && !same(p, loop); p = m_.parent(p)) {
+      std::string_view ty = type(p);
+      if (ty == "if_statement" || ty == "elif_clause" || ty == "else_clause" ||
+          ty == "try_statement" || ty == "except_clause" || ty == "match_statement")
+        return true;
+    }
+    return false;
+  }
+
+  // Is `name` bound before `loop` in its scope, and inside the loop only by `except_stmt`,
+  // augmented assignments or conditional resets? Containers kept across iterations are bound
+  // outside; a reset on a logging branch (`if step % 100 == 0: total = 0`) still lets the
+  // graphs of the iterations in between accumulate.
   bool bound_outside_only(std::string_view name, const Scope* s, TSNode loop, TSNode except_stmt) const {
     const Scope* fs = nullptr;
     const auto* bs = m_.lookup(name, s, &fs);
@@ -1141,6 +1267,7 @@ class Builder {
       if (inside) {
         if (b.kind == Binding::Kind::AugAssign) continue;
         if (!is_null(except_stmt) && contains(except_stmt, b.target)) continue;
+        if (b.kind == Binding::Kind::Assign && conditional_in_loop(b.stmt, loop)) continue;
         return false;
       }
       outside = true;
