@@ -167,6 +167,31 @@ TEST(RuntimeStats, SpeedVerdicts) {
   EXPECT_EQ(judge_finding("DL001", base, fast, "cpu").verdict, Verdict::Confirmed);
 }
 
+TEST(RuntimeStats, HostMemoryDecidesWhenGpuMemoryIsFlat) {
+  // Training with a kept loss on a GPU: torch.cuda stays flat (backward() frees the saved
+  // tensors) while host RSS grows with the kept graph nodes.
+  auto gpu_run = [](double gpu_slope, double host_slope) {
+    RunMeasure m = run_of(steps_around(0.01), 0, gpu_slope);
+    m.memory_source = "cuda_allocated";
+    for (std::size_t i = 0; i < m.memory.size(); ++i)
+      m.host_memory.push_back(5e8 + host_slope * static_cast<double>(i));
+    return m;
+  };
+  VariantStats base = variant_stats({gpu_run(512, 140e3), gpu_run(512, 150e3), gpu_run(512, 130e3)});
+  VariantStats fixed = variant_stats({gpu_run(0, 2e3), gpu_run(0, 0), gpu_run(0, 3e3)});
+  ASSERT_TRUE(base.host_memory_growth);
+  EXPECT_NEAR(*base.host_memory_growth, 140e3, 1);
+  Judgement j = judge_memory(base, fixed);
+  EXPECT_EQ(j.verdict, Verdict::Confirmed) << j.reason;
+  EXPECT_NE(j.reason.find("host rss_bytes"), std::string::npos) << j.reason;
+  // Host memory that grows in both variants does not confirm.
+  VariantStats still = variant_stats({gpu_run(0, 140e3), gpu_run(0, 150e3), gpu_run(0, 130e3)});
+  EXPECT_EQ(judge_memory(base, still).verdict, Verdict::NotConfirmed);
+  // Without a host series in the fixed variant, only the GPU series is judged.
+  VariantStats no_host = variant_stats({run_of(steps_around(0.01)), run_of(steps_around(0.01))});
+  EXPECT_EQ(judge_memory(base, no_host).verdict, Verdict::NotConfirmed);
+}
+
 TEST(RuntimeStats, MemoryVerdicts) {
   auto runs = [](double slope) {
     return variant_stats({run_of(steps_around(0.01), 0, slope), run_of(steps_around(0.01), 0, slope * 1.1),
