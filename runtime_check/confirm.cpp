@@ -746,20 +746,33 @@ void Confirm::finish() {
     rep_.harness_source = e.harness->source;
     break;
   }
-  if (rep_.device == "cpu") {
+  // Where each variant ran: a DEV001 baseline runs on the CPU by definition, its fixed
+  // variant on the GPU.
+  auto ran_on = [](const VariantEntry& v) {
+    for (const RunEntry& e : v.runs)
+      if (e.harness) return e.harness->device;
+    return std::string();
+  };
+  bool any_cuda = rep_.device == "cuda";
+  for (const VariantEntry& v : rep_.variants) any_cuda |= ran_on(v) == "cuda";
+  if (rep_.device == "cpu" && !any_cuda) {
     rep_.notes.push_back(rep_.nvml ? "the script ran on the CPU although NVML sees a GPU (a "
                                      "torch without CUDA?)"
                                    : "no GPU: the script ran on the CPU; fixes that only matter on a "
                                      "GPU (DL002, DEV*) are inconclusive there");
+  } else if (rep_.device == "cpu") {
+    rep_.notes.push_back("the baseline ran on the CPU and a fixed variant on the GPU");
   }
   if (base.stats.runs == 0) return;
   for (std::size_t vi = 1; vi < rep_.variants.size(); ++vi) {
     VariantEntry& v = rep_.variants[vi];
     if (v.stats.runs == 0) continue;
     v.speed = judge_speed(base.stats, v.stats);
+    // A GPU-only fix is judged as a GPU run when either side of the comparison used the GPU.
+    std::string device = rep_.device == "cuda" || ran_on(v) == "cuda" ? "cuda" : rep_.device;
     for (std::size_t fi : v.findings)
       rep_.findings[fi].judgement = judge_finding(rep_.findings[fi].code, base.stats, v.stats,
-                                                  rep_.device);
+                                                  device);
   }
 }
 

@@ -154,10 +154,17 @@ TEST(RuntimeStats, SpeedVerdicts) {
             Verdict::Inconclusive);
   VariantStats short_runs = variant_stats({run_of(steps_around(0.004, 5)), run_of(steps_around(0.004, 5))});
   EXPECT_EQ(judge_speed(base, short_runs).verdict, Verdict::Inconclusive);
-  VariantStats noisy = variant_stats({run_of(steps_around(0.003)), run_of(steps_around(0.005))});
+  VariantStats noisy = variant_stats({run_of(steps_around(0.007)), run_of(steps_around(0.0105))});
   Judgement jn = judge_speed(base, noisy);
   EXPECT_EQ(jn.verdict, Verdict::Inconclusive);
   EXPECT_NE(jn.reason.find("noisy"), std::string::npos);
+  // Noisy, but every fixed run beats every baseline run by more than either spread (the H100's
+  // DL002 fixture: baseline 82.9-86.3 ms, fixed 4.36-5.97 ms): confirmed.
+  VariantStats noisy_fast = variant_stats({run_of(steps_around(0.003)), run_of(steps_around(0.005))});
+  EXPECT_EQ(judge_speed(base, noisy_fast).verdict, Verdict::Confirmed);
+  // No overlap, but a gap smaller than the spread: not confirmed.
+  VariantStats barely = variant_stats({run_of(steps_around(0.0096)), run_of(steps_around(0.0099))});
+  EXPECT_EQ(judge_speed(base, barely).verdict, Verdict::NotConfirmed);
 
   // GPU-only fixes measured on the CPU: inconclusive, numbers kept.
   Judgement cpu = judge_finding("DL002", base, fast, "cpu");
