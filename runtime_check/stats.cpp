@@ -269,9 +269,12 @@ Judgement judge_speed(const VariantStats& b, const VariantStats& f) {
                            j.speedup.value_or(1.0), numbers);
     return j;
   }
+  // Noise can hide a speedup the medians point to; when the fixed variant's median is not
+  // faster at all, the runs give no evidence for the fix however noisy they are.
+  bool median_faster = j.speedup && *j.speedup > 1;
   for (const auto& [name, v] : {std::pair<const char*, const VariantStats*>{"baseline", &b},
                                 {"fixed variant", &f}}) {
-    if (v->spread > kMaxSpread) {
+    if (median_faster && v->spread > kMaxSpread) {
       j.verdict = Verdict::Inconclusive;
       j.reason = fmt::format("too noisy: the {}'s runs differ by {:.0f}% of its median (more than "
                              "{:.0f}%); {}",

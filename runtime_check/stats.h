@@ -128,8 +128,9 @@ bool needs_gpu(std::string_view code);
 /// Speed: confirmed when the fixed variant's slowest run median beats the baseline's fastest
 /// by more than the wider of the two run-median ranges (the difference exceeds the run-to-run
 /// spread, however noisy either side is); otherwise inconclusive with < kMinRuns runs,
-/// < kMinSteps steps in a run, or a spread above kMaxSpread of either variant, and not
-/// confirmed when the runs are steady but the gap is within their spread (or there is none).
+/// < kMinSteps steps in a run, or — when the fixed median is faster — a spread above
+/// kMaxSpread of either variant; not confirmed when the fixed median is not faster, or the
+/// runs are steady and the gap is within their spread.
 Judgement judge_speed(const VariantStats& baseline, const VariantStats& fixed);
 /// Memory: confirmed when the baseline grows in every run by > kMemoryNoiseBytes per step and
 /// by more than kMemoryFactor times the fixed variant's largest growth, and the fixed variant's

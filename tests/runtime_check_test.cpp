@@ -162,6 +162,11 @@ TEST(RuntimeStats, SpeedVerdicts) {
   // DL002 fixture: baseline 82.9-86.3 ms, fixed 4.36-5.97 ms): confirmed.
   VariantStats noisy_fast = variant_stats({run_of(steps_around(0.003)), run_of(steps_around(0.005))});
   EXPECT_EQ(judge_speed(base, noisy_fast).verdict, Verdict::Confirmed);
+  // Noisy and not faster on the median (the H100's negative: baseline 2.09-2.36 ms, fixed
+  // 2.11-3.01 ms): not confirmed, not inconclusive.
+  VariantStats noisy_slow = variant_stats({run_of(steps_around(0.0101)), run_of(steps_around(0.0135))});
+  Judgement js = judge_speed(base, noisy_slow);
+  EXPECT_EQ(js.verdict, Verdict::NotConfirmed) << js.reason;
   // No overlap, but a gap smaller than the spread: not confirmed.
   VariantStats barely = variant_stats({run_of(steps_around(0.0096)), run_of(steps_around(0.0099))});
   EXPECT_EQ(judge_speed(base, barely).verdict, Verdict::NotConfirmed);
