@@ -34,7 +34,8 @@ pass() { echo "ok: $*"; }
 # error notification or unsuccessful execution in its log.
 validate() {
   local name="$1" file="$2" log="$WORK/$1.validation.sarif" rc=0
-  "$MT" validate --output "$log" --log ForceOverwrite --level "Error;Warning;Note" "$file" \
+  rm -f "$log"
+  "$MT" validate "$file" --output "$log" --level "Error;Warning;Note" \
     >"$WORK/$name.mt.out" 2>&1 || rc=$?
   if [[ ! -s "$log" ]]; then
     echo "$name: the Multitool wrote no log (exit $rc)" >&2; sed 's/^/  | /' "$WORK/$name.mt.out" >&2
@@ -94,7 +95,13 @@ rc=0; (cd "$REPO" && "$GPULINT" check --output-format sarif fixtures/python/DL00
 [[ $rc -eq 0 ]] || fail "clean run: exit $rc"
 validate empty "$WORK/empty.sarif" || fail "empty: SARIF validation"
 
-# 4. The validator does catch errors (the test can fail): a broken log must be rejected.
+# 4. Standard input (the artifact's URI is "-").
+rc=0; (cd "$REPO" && "$GPULINT" check --output-format sarif - <fixtures/python/DL002/pos_multiline_call.py) \
+  >"$WORK/stdin.sarif" 2>/dev/null || rc=$?
+[[ $rc -eq 1 ]] || fail "stdin run: exit $rc"
+validate stdin "$WORK/stdin.sarif" || fail "stdin: SARIF validation"
+
+# 5. The validator does catch errors (the test can fail): a broken log must be rejected.
 python3 - "$WORK/fixtures.sarif" "$WORK/broken.sarif" <<'PY'
 import json, sys
 log = json.load(open(sys.argv[1]))
