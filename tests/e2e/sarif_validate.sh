@@ -110,8 +110,10 @@ r["locations"][0]["physicalLocation"]["region"]["startLine"] = 0   # schema: min
 del r["message"]                                                   # required
 json.dump(log, open(sys.argv[2], "w"))
 PY
-if validate broken "$WORK/broken.sarif" >/dev/null 2>&1; then fail "a broken log passed validation"; else
-  pass "a broken log is rejected"; fi
+if validate broken "$WORK/broken.sarif" >"$WORK/broken.out" 2>&1; then fail "a broken log passed validation"
+elif grep -qE '^  broken: error ' "$WORK/broken.out"; then pass "a broken log is rejected with error results"
+else fail "a broken log failed without error results"; sed 's/^/  | /' "$WORK/broken.out" >&2; fi
+grep -E '^  broken: error ' "$WORK/broken.out" | head -3
 
 if [[ $failures -ne 0 ]]; then echo "$failures failure(s)" >&2; exit 1; fi
 echo "all SARIF validation tests passed"
