@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test fuzz bench docs dist clean
+.PHONY: all deps build demo test fuzz bench docs dist deb clean
 
 all: build
 
@@ -48,6 +48,11 @@ dist: deps
 	cp build-dist/gpulint dist/gpulint-$(VERSION)/bin/ && cp README.md dist/gpulint-$(VERSION)/
 	tar -C dist -czf dist/gpulint-$(VERSION)-linux-x86_64.tar.gz gpulint-$(VERSION)
 	@echo "dist/gpulint-$(VERSION)-linux-x86_64.tar.gz:"; ldd build-dist/gpulint | sed 's/^/  /'
+
+# The Debian package of the build: $(BUILD)/gpulint_<version>_amd64.deb (`apt-get install ./…`).
+deb: build
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/gpulint_*.deb
 
 docs: build
 	$(BUILD)/gpulint rules --format markdown > docs/rules.md

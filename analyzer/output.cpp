@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/glob.h"
+#include "analyzer/output_ci.h"
 
 namespace gpulint {
 namespace fs = std::filesystem;
@@ -17,8 +18,23 @@ bool parse_output_format(std::string_view name, OutputFormat* out) {
   if (name == "full") *out = OutputFormat::Full;
   else if (name == "concise") *out = OutputFormat::Concise;
   else if (name == "json") *out = OutputFormat::Json;
+  else if (name == "json-lines") *out = OutputFormat::JsonLines;
+  else if (name == "sarif") *out = OutputFormat::Sarif;
+  else if (name == "github") *out = OutputFormat::Github;
+  else if (name == "gitlab") *out = OutputFormat::Gitlab;
+  else if (name == "junit") *out = OutputFormat::Junit;
   else return false;
   return true;
+}
+
+const std::vector<std::string>& output_format_names() {
+  static const std::vector<std::string> names = {"full",  "concise", "json",  "json-lines",
+                                                 "sarif", "github",  "gitlab", "junit"};
+  return names;
+}
+
+bool format_has_summary(OutputFormat format) {
+  return format == OutputFormat::Full || format == OutputFormat::Concise;
 }
 
 std::string display_path(std::string_view path, const fs::path& cwd) {
@@ -113,43 +129,55 @@ void write_full(std::ostream& out, const std::string& path, const SourceFile& sr
 
 }  // namespace
 
+nlohmann::json diagnostic_to_json(const SourceFile& source, const Diagnostic& d,
+                                  const std::string& filename) {
+  nlohmann::json j;
+  j["cell"] = nullptr;
+  j["code"] = d.code;
+  j["end_location"] = location_json(source, d.end);
+  j["filename"] = filename;
+  if (d.fix) {
+    nlohmann::json edits = nlohmann::json::array();
+    std::vector<Edit> sorted = d.fix->edits;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Edit& a, const Edit& b) { return a.start < b.start; });
+    for (const Edit& e : sorted)
+      edits.push_back({{"content", e.content},
+                       {"end_location", location_json(source, e.end)},
+                       {"location", location_json(source, e.start)}});
+    nlohmann::json fix;
+    fix["applicability"] = std::string(to_string(d.fix->applicability));
+    fix["edits"] = std::move(edits);
+    fix["message"] = d.fix->message.empty() ? nlohmann::json(nullptr)
+                                            : nlohmann::json(d.fix->message);
+    j["fix"] = std::move(fix);
+  } else {
+    j["fix"] = nullptr;
+  }
+  j["location"] = location_json(source, d.start);
+  j["message"] = d.message;
+  j["noqa_row"] = source.line_of(std::min<uint32_t>(d.start, source.text().size())) + 1;
+  j["url"] = rule_url(d.code);
+  return j;
+}
+
 void write_diagnostics(std::ostream& out, const std::vector<FileDiagnostics>& files,
                        const OutputOptions& o) {
+  switch (o.format) {
+    case OutputFormat::JsonLines: write_json_lines(out, files, o); return;
+    case OutputFormat::Sarif: write_sarif(out, files, o); return;
+    case OutputFormat::Github: write_github(out, files, o); return;
+    case OutputFormat::Gitlab: write_gitlab(out, files, o); return;
+    case OutputFormat::Junit: write_junit(out, files, o); return;
+    default: break;
+  }
   if (o.format == OutputFormat::Json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& f : files) {
       if (!f.source || !f.diagnostics) continue;
       std::string filename = absolute_path(f.path, o.cwd);
-      for (const Diagnostic& d : *f.diagnostics) {
-        nlohmann::json j;
-        j["cell"] = nullptr;
-        j["code"] = d.code;
-        j["end_location"] = location_json(*f.source, d.end);
-        j["filename"] = filename;
-        if (d.fix) {
-          nlohmann::json edits = nlohmann::json::array();
-          std::vector<Edit> sorted = d.fix->edits;
-          std::sort(sorted.begin(), sorted.end(),
-                    [](const Edit& a, const Edit& b) { return a.start < b.start; });
-          for (const Edit& e : sorted)
-            edits.push_back({{"content", e.content},
-                             {"end_location", location_json(*f.source, e.end)},
-                             {"location", location_json(*f.source, e.start)}});
-          nlohmann::json fix;
-          fix["applicability"] = std::string(to_string(d.fix->applicability));
-          fix["edits"] = std::move(edits);
-          fix["message"] = d.fix->message.empty() ? nlohmann::json(nullptr)
-                                                  : nlohmann::json(d.fix->message);
-          j["fix"] = std::move(fix);
-        } else {
-          j["fix"] = nullptr;
-        }
-        j["location"] = location_json(*f.source, d.start);
-        j["message"] = d.message;
-        j["noqa_row"] = f.source->line_of(std::min<uint32_t>(d.start, f.source->text().size())) + 1;
-        j["url"] = rule_url(d.code);
-        arr.push_back(std::move(j));
-      }
+      for (const Diagnostic& d : *f.diagnostics)
+        arr.push_back(diagnostic_to_json(*f.source, d, filename));
     }
     out << arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;

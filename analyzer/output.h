@@ -21,10 +21,16 @@
 
 namespace gpulint {
 
-enum class OutputFormat { Full, Concise, Json };
+enum class OutputFormat { Full, Concise, Json, JsonLines, Sarif, Github, Gitlab, Junit };
 
-/// Parses "full" / "concise" / "json"; false for anything else.
+/// Parses a name of output_format_names() ("full", "json-lines", "sarif", …); false for
+/// anything else.
 bool parse_output_format(std::string_view name, OutputFormat* out);
+/// Every --output-format name, in the order the help lists them.
+const std::vector<std::string>& output_format_names();
+/// True for the human-readable formats (full, concise), which are followed by the summary
+/// lines; the machine formats (json, json-lines, sarif, github, gitlab, junit) are not.
+bool format_has_summary(OutputFormat format);
 
 struct OutputOptions {
   OutputFormat format = OutputFormat::Full;
@@ -32,6 +38,9 @@ struct OutputOptions {
   bool show_fixes = false;     ///< full format: a "help: <fix message>" line per diagnostic
   bool quiet = false;          ///< no summary lines
   std::filesystem::path cwd;   ///< absolute; paths below it print relative
+  /// gitlab: the directory report paths are relative to (GitLab's CI_PROJECT_DIR, absolute);
+  /// empty: `cwd`.
+  std::filesystem::path project_dir;
 };
 
 /// The diagnostics of one file, with the source they point into (must outlive the call).

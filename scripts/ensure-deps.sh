@@ -32,7 +32,13 @@ fi
 # npm: reinstall when node_modules is missing or older than the lockfile.
 stamp=node_modules/.gpulint-lock-stamp
 if [[ ! -f "$stamp" ]] || ! cmp -s package-lock.json "$stamp"; then
-  echo "ensure-deps: npm ci --ignore-scripts (tree-sitter 0.25.1, tree-sitter-python 0.25.0)"
+  echo "ensure-deps: npm ci --ignore-scripts (tree-sitter 0.25.1, tree-sitter-python 0.25.0, @microsoft/sarif-multitool 5.7.0)"
   npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
   cp package-lock.json "$stamp"
 fi
+
+# The SARIF Multitool (a devDependency, used by tests/e2e/sarif_validate.sh) ships a .NET
+# executable whose package's only install script is `chmod u+x Sarif.Multitool`; with
+# --ignore-scripts that step is done here instead.
+multitool=node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+if [[ -f "$multitool" && ! -x "$multitool" ]]; then chmod u+x "$multitool"; fi

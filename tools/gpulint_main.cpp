@@ -12,6 +12,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -111,13 +112,17 @@ int run_check(const CheckArgs& a) {
   }
   OutputOptions out_opt;
   if (!parse_output_format(a.output_format, &out_opt.format)) {
-    std::cerr << "error: --output-format: expected full, concise or json\n";
+    std::cerr << "error: --output-format: expected one of full, concise, json, json-lines, "
+                 "sarif, github, gitlab, junit\n";
     return kExitError;
   }
   out_opt.unsafe_fixes = a.unsafe_fixes;
   out_opt.show_fixes = a.show_fixes;
   out_opt.quiet = a.quiet;
   out_opt.cwd = cwd;
+  // gitlab: report paths relative to the GitLab checkout (as Ruff does).
+  if (const char* project = std::getenv("CI_PROJECT_DIR"); project && *project)
+    out_opt.project_dir = absolute_normal(fs::path(project), cwd);
 
   FixMode mode = a.diff ? FixMode::Diff : (a.fix ? FixMode::Apply : FixMode::None);
   bool use_stdin = (a.paths.size() == 1 && a.paths[0] == "-") ||
@@ -230,7 +235,7 @@ int run_check(const CheckArgs& a) {
     write_statistics(report, files, out_opt);
   } else {
     write_diagnostics(report, files, out_opt);
-    if (out_opt.format != OutputFormat::Json) {
+    if (format_has_summary(out_opt.format)) {
       if (a.show_fixes && mode == FixMode::Apply && !a.quiet) write_fixed_list(report, fixed_list);
       write_summary(report, counts, out_opt);
     }
@@ -278,8 +283,9 @@ int main(int argc, char** argv) {
                     "Rules to enable on top of the selection")
       ->delimiter(',')->allow_extra_args(false);
   check->add_option("--ignore", a.ignore, "Rules to disable")->delimiter(',')->allow_extra_args(false);
-  check->add_option("--output-format", a.output_format, "Output format: full, concise or json")
-      ->check(CLI::IsMember({"full", "concise", "json"}));
+  check->add_option("--output-format", a.output_format,
+                    "Output format: full, concise, json, json-lines, sarif, github, gitlab, junit")
+      ->check(CLI::IsMember(output_format_names()));
   check->add_flag("--fix", a.fix, "Apply safe fixes (and unsafe ones with --unsafe-fixes)");
   check->add_flag("--unsafe-fixes", a.unsafe_fixes, "Include unsafe fixes");
   check->add_flag("--diff", a.diff, "Print the diff --fix would make, change nothing "
