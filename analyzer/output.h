@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analyzer/diagnostic.h"
+#include "analyzer/notebook.h"
 #include "analyzer/rule.h"
 #include "analyzer/source.h"
 
@@ -39,6 +40,9 @@ struct FileDiagnostics {
   std::string path;                       ///< as discovered ("-" or the --stdin-filename)
   const SourceFile* source = nullptr;
   const std::vector<Diagnostic>* diagnostics = nullptr;
+  /// Set for a notebook: `source` is the module of its code cells; positions print as
+  /// `PATH:cell N:LINE:COL` (json: `"cell": N` and rows inside the cell, as Ruff does).
+  const Notebook* notebook = nullptr;
 };
 
 /// `path` relative to `cwd` when it is below it, otherwise absolute; "-" stays "-".

@@ -198,7 +198,7 @@ int run_check(const CheckArgs& a) {
   std::vector<std::pair<std::string, std::map<std::string, uint32_t>>> fixed_list;
   for (const FileOutcome& o : outcomes) {
     if (o.source && !o.diagnostics.empty())
-      files.push_back(FileDiagnostics{o.path, &*o.source, &o.diagnostics});
+      files.push_back(FileDiagnostics{o.path, &*o.source, &o.diagnostics, o.notebook.get()});
     counts.remaining += o.diagnostics.size();
     for (const auto& [code, n] : o.fixed) counts.fixed += n;
     if (!o.fixed.empty()) fixed_list.emplace_back(o.display, o.fixed);
