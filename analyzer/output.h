@@ -41,7 +41,9 @@ struct FileDiagnostics {
   const SourceFile* source = nullptr;
   const std::vector<Diagnostic>* diagnostics = nullptr;
   /// Set for a notebook: `source` is the module of its code cells; positions print as
-  /// `PATH:cell N:LINE:COL` (json: `"cell": N` and rows inside the cell, as Ruff does).
+  /// `PATH:cell N:LINE:COL` (json: `"cell": N` and rows inside the cell, as Ruff does; a fix
+  /// edit's rows are inside the cell the edit falls in, which may be another one, e.g. an
+  /// `import os` added after the imports of the first code cell).
   const Notebook* notebook = nullptr;
 };
 
