@@ -1,5 +1,6 @@
 #include "analyzer/audit.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -541,10 +542,19 @@ int run_audit_command(const AuditOptions& o) {
   auto write = [&](const std::string& file, const std::string& what, const std::string& bytes) {
     if (file.empty()) return;
     std::string err;
+    std::error_code exists_ec;
+    bool existed = fs::exists(file, exists_ec);
     if (!write_file_atomically(file, bytes, &err)) {
       std::cerr << fmt::format("error: {}: cannot write the {} report: {}\n", file, what, err);
       rc = kExitError;
       return;
+    }
+    if (!existed) {
+      // A new report gets the usual mode for new files (0666 minus the umask), not the
+      // temporary file's 0600.
+      mode_t mask = ::umask(0);
+      ::umask(mask);
+      ::chmod(file.c_str(), 0666 & ~mask);
     }
     std::cout << fmt::format("Wrote the {} report: {}\n", what, file);
   };

@@ -2,6 +2,8 @@
 // streamed counting, the summary, the three reports and the command line.
 #include "analyzer/audit.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -244,6 +246,11 @@ TEST(Audit, CommandLine) {
   EXPECT_NE(r.out.find("Wrote the HTML report: out/r.html"), std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(read_file(d.path() / "out/r.json"))["summary"]["findings"], 9);
   EXPECT_FALSE(read_file(d.path() / "out/r.md").empty());
+  // New report files get 0666 minus the umask, as any new file would.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  EXPECT_EQ(static_cast<mode_t>(std::filesystem::status(d.path() / "out/r.html").permissions()) & 0777,
+            0666 & ~mask);
 
   r = run_gpulint("audit proj --progress", d.path());
   EXPECT_EQ(r.exit_code, 0);
