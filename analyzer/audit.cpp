@@ -298,7 +298,9 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
 
   auto cpp_analyze = cpp_front_end(cc);
   std::vector<FileTask> tasks;
-  tasks.reserve(found.files.size());
+  std::size_t python_like = 0;
+  for (const DiscoveredFile& f : found.files) python_like += f.kind != FileKind::Cpp;
+  tasks.reserve(python_like);
   auto add_task = [&](const std::string& path, const fs::path& abs) {
     FileTask t;
     t.path = abs.string();  // I/O through the absolute path: `cwd` need not be the process's
@@ -313,6 +315,8 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
     }
     add_task(f.path, f.absolute);
   }
+  // The file list is not needed any more: only the tasks (and findings) live on.
+  found.files = {};
   r.cpp_files = cpp_files.size();
   if (!cpp_files.empty()) {
     if (cpp_analyze) {
