@@ -27,7 +27,7 @@ const std::vector<std::string>& default_excludes() {
 }
 
 std::map<std::string, FileKind> default_extensions() {
-  return {{".py", FileKind::Python}, {".pyi", FileKind::PythonStub}};
+  return {{".py", FileKind::Python}, {".pyi", FileKind::PythonStub}, {".ipynb", FileKind::Notebook}};
 }
 
 FileKind kind_for_path(const fs::path& path, const std::map<std::string, FileKind>& extensions) {

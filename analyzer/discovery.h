@@ -28,7 +28,8 @@ enum class FileKind { Python, PythonStub, Notebook, Cpp };
 const std::vector<std::string>& default_excludes();
 
 /// Extension (with the dot, lower case) → kind, for the files picked up in directories:
-/// ".py" and ".pyi" today (notebooks and C++ sources are added when their front ends exist).
+/// ".py", ".pyi" and ".ipynb" (C++ sources are added when their front end exists; `gpulint
+/// audit` adds them to its own map).
 std::map<std::string, FileKind> default_extensions();
 
 /// The exclusion settings of one directory's config.

@@ -34,12 +34,39 @@ void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
     out.error = fmt::format("error: {}: {}", out.display, err.message);
     return;
   }
+  // A notebook: its code cells become one module (analyzer/notebook.h); fixes are written
+  // back into the cells.
+  std::shared_ptr<const Notebook> nb;
+  if (is_notebook_path(task.path)) {
+    std::optional<Notebook> parsed = Notebook::parse(src->text(), &err);
+    if (!parsed) {
+      out.error = fmt::format("error: {}: {}", out.display, err.message);
+      return;
+    }
+    if (!parsed->not_python().empty()) {
+      out.warnings.push_back(fmt::format("warning: {}: a {} notebook, not Python; skipped",
+                                         out.display, parsed->not_python()));
+      return;
+    }
+    nb = std::make_shared<const Notebook>(std::move(*parsed));
+    out.notebook = nb;
+    src = SourceFile(task.path, nb->module_text());
+  }
   auto analyze = [&](const SourceFile& s) {
     return opt.analyze ? opt.analyze(s, task.settings) : analyze_python(s, task.settings);
   };
   FileReport report = analyze(*src);
   out.syntax_error = report.syntax_error;
-  if (report.syntax_error) out.warnings.push_back(syntax_warning(out.display, *src, *report.syntax_error));
+  if (report.syntax_error) {
+    if (nb) {
+      CellPosition p = nb->cell_position(*src, report.syntax_error->offset);
+      out.warnings.push_back(fmt::format(
+          "warning: {}:cell {}:{}:{}: syntax error; analysed the code that parses", out.display,
+          p.cell, p.line + 1, p.column + 1));
+    } else {
+      out.warnings.push_back(syntax_warning(out.display, *src, *report.syntax_error));
+    }
+  }
   if (report.not_analysed) out.warnings.push_back(fmt::format("warning: {}: {}", out.display, *report.not_analysed));
 
   if (opt.fix_mode != FixMode::None) {
@@ -49,9 +76,24 @@ void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
     } else if (fr.changed) {
       out.changed = true;
       out.fixed = std::move(fr.fixed);
-      out.fixed_bytes = src->bytes_for_writing(fr.text);
+      if (nb) {
+        std::string nerr;
+        std::optional<std::string> bytes = nb->write_back(fr.text, &nerr);
+        if (!bytes) {
+          out.error = fmt::format("error: {}: {}", out.display, nerr);
+          out.changed = false;
+          out.fixed.clear();
+          out.diagnostics = std::move(report.diagnostics);
+          out.source = std::move(src);
+          return;
+        }
+        out.fixed_bytes = std::move(*bytes);
+      } else {
+        out.fixed_bytes = src->bytes_for_writing(fr.text);
+      }
       if (opt.fix_mode == FixMode::Diff) {
-        out.diff = unified_diff(src->text(), fr.text, out.display, out.display);
+        out.diff = nb ? unified_diff(nb->serialize(), out.fixed_bytes, out.display, out.display)
+                      : unified_diff(src->text(), fr.text, out.display, out.display);
       } else if (!task.content) {
         std::string werr;
         if (!write_file_atomically(task.path, out.fixed_bytes, &werr)) {
@@ -65,7 +107,7 @@ void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
       }
       report = std::move(fr.report);
       // The source the remaining diagnostics point into (BOM handling as on disk).
-      src = SourceFile(task.path, out.fixed_bytes);
+      src = nb ? SourceFile(task.path, fr.text) : SourceFile(task.path, out.fixed_bytes);
     }
   }
   out.diagnostics = std::move(report.diagnostics);
@@ -76,20 +118,30 @@ void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
 
 std::vector<FileOutcome> run_tasks(const std::vector<FileTask>& tasks, const DriverOptions& options) {
   std::vector<FileOutcome> outcomes(tasks.size());
+  // Each worker writes only its own slot: no lock needed.
+  for_each_outcome(tasks, options,
+                   [&](std::size_t i, FileOutcome&& o) { outcomes[i] = std::move(o); });
+  return outcomes;
+}
+
+void for_each_outcome(const std::vector<FileTask>& tasks, const DriverOptions& options,
+                      const std::function<void(std::size_t, FileOutcome&&)>& on_outcome) {
   unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
   if (threads == 0) threads = 1;
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(tasks.size(), 1)));
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < tasks.size(); i = next++) {
+      FileOutcome o;
       try {
-        run_one(tasks[i], options, outcomes[i]);
+        run_one(tasks[i], options, o);
       } catch (const std::exception& e) {
-        outcomes[i].path = tasks[i].path;
-        outcomes[i].display = tasks[i].display.empty() ? tasks[i].path : tasks[i].display;
-        outcomes[i].error =
-            fmt::format("error: {}: internal error: {}", outcomes[i].display, e.what());
+        o = FileOutcome{};
+        o.path = tasks[i].path;
+        o.display = tasks[i].display.empty() ? tasks[i].path : tasks[i].display;
+        o.error = fmt::format("error: {}: internal error: {}", o.display, e.what());
       }
+      on_outcome(i, std::move(o));
     }
   };
   // Workers get large stacks: deeply nested code (10,000 brackets) must not overflow a
@@ -111,7 +163,6 @@ std::vector<FileOutcome> run_tasks(const std::vector<FileTask>& tasks, const Dri
   }
   if (pool.empty()) worker();  // could not start threads: do the work here
   for (pthread_t id : pool) pthread_join(id, nullptr);
-  return outcomes;
 }
 
 }  // namespace gpulint

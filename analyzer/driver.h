@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analyzer/analysis.h"
+#include "analyzer/notebook.h"
 #include "analyzer/source.h"
 
 namespace gpulint {
@@ -53,12 +55,22 @@ struct FileOutcome {
   bool changed = false;                     ///< the fixes changed the text
   std::string fixed_bytes;                  ///< the fixed file (BOM restored) when changed
   std::string diff;                         ///< FixMode::Diff: unified diff when changed
+  /// Set for a notebook (.ipynb): `source` is then the module built from its code cells, and
+  /// positions are mapped to cells through it. `fixed_bytes` / `diff` are the notebook JSON.
+  std::shared_ptr<const Notebook> notebook;
 };
 
 /// Runs every task; outcomes[i] belongs to tasks[i]. With FixMode::Apply, files read from
 /// disk are rewritten atomically (write_file_atomically); stdin tasks are not written (the
 /// caller prints `fixed_bytes`).
 std::vector<FileOutcome> run_tasks(const std::vector<FileTask>& tasks, const DriverOptions& options);
+
+/// Runs every task on the thread pool and hands each outcome to `on_outcome(index, outcome)`
+/// as soon as its file is done, then drops it: nothing is kept, so memory stays bounded by
+/// the files in flight (`gpulint audit`). Called concurrently from the worker threads, in
+/// completion order: `on_outcome` must be thread-safe and must not throw.
+void for_each_outcome(const std::vector<FileTask>& tasks, const DriverOptions& options,
+                      const std::function<void(std::size_t, FileOutcome&&)>& on_outcome);
 
 /// The syntax-error warning line for `source` ("warning: PATH:LINE:COL: syntax error;
 /// analysed the code that parses"), 1-based line and code-point column.

@@ -92,8 +92,25 @@ std::string expand_tabs(std::string_view s) {
   return out;
 }
 
-nlohmann::json location_json(const SourceFile& src, uint32_t offset) {
-  LineCol lc = src.codepoint_position(offset);
+// 0-based line and code-point column of `offset`; for a notebook, the line inside its cell.
+LineCol position(const SourceFile& src, const Notebook* nb, uint32_t offset) {
+  if (!nb) return src.codepoint_position(offset);
+  CellPosition p = nb->cell_position(src, offset);
+  return {p.line, p.column};
+}
+
+// "PATH:LINE:COL" (1-based), or "PATH:cell N:LINE:COL" for a notebook.
+std::string location_text(const std::string& path, const SourceFile& src, const Notebook* nb,
+                          uint32_t offset) {
+  LineCol lc = position(src, nb, offset);
+  if (nb)
+    return fmt::format("{}:cell {}:{}:{}", path, nb->cell_position(src, offset).cell,
+                       lc.line + 1, lc.column + 1);
+  return fmt::format("{}:{}:{}", path, lc.line + 1, lc.column + 1);
+}
+
+nlohmann::json location_json(const SourceFile& src, uint32_t offset, const Notebook* nb = nullptr) {
+  LineCol lc = position(src, nb, offset);
   return {{"row", lc.line + 1}, {"column", lc.column + 1}};
 }
 
@@ -102,9 +119,8 @@ std::string marker(const Diagnostic& d, bool unsafe_fixes) {
 }
 
 void write_full(std::ostream& out, const std::string& path, const SourceFile& src,
-                const Diagnostic& d, const OutputOptions& o) {
-  LineCol lc = src.codepoint_position(d.start);
-  out << fmt::format("{}:{}:{}: {} {}{}\n", path, lc.line + 1, lc.column + 1, d.code,
+                const Notebook* nb, const Diagnostic& d, const OutputOptions& o) {
+  out << fmt::format("{}: {} {}{}\n", location_text(path, src, nb, d.start), d.code,
                      marker(d, o.unsafe_fixes), d.message);
   uint32_t line = src.line_of(std::min<uint32_t>(d.start, src.text().size()));
   std::string_view text = src.line_text(line);
@@ -114,7 +130,7 @@ void write_full(std::ostream& out, const std::string& path, const SourceFile& sr
   std::size_t pad = display_width(text.substr(0, s));
   std::size_t carets = e > s ? display_width(text.substr(s, e - s)) : 0;
   if (carets == 0) carets = 1;
-  std::string number = std::to_string(line + 1);
+  std::string number = std::to_string(position(src, nb, d.start).line + 1);
   std::string gutter(number.size(), ' ');
   std::string shown = expand_tabs(text);
   out << gutter << " |\n";
@@ -130,11 +146,12 @@ void write_full(std::ostream& out, const std::string& path, const SourceFile& sr
 }  // namespace
 
 nlohmann::json diagnostic_to_json(const SourceFile& source, const Diagnostic& d,
-                                  const std::string& filename) {
+                                  const std::string& filename, const Notebook* nb) {
   nlohmann::json j;
-  j["cell"] = nullptr;
+  if (nb) j["cell"] = nb->cell_position(source, d.start).cell;
+  else j["cell"] = nullptr;
   j["code"] = d.code;
-  j["end_location"] = location_json(source, d.end);
+  j["end_location"] = location_json(source, d.end, nb);
   j["filename"] = filename;
   if (d.fix) {
     nlohmann::json edits = nlohmann::json::array();
@@ -143,8 +160,8 @@ nlohmann::json diagnostic_to_json(const SourceFile& source, const Diagnostic& d,
               [](const Edit& a, const Edit& b) { return a.start < b.start; });
     for (const Edit& e : sorted)
       edits.push_back({{"content", e.content},
-                       {"end_location", location_json(source, e.end)},
-                       {"location", location_json(source, e.start)}});
+                       {"end_location", location_json(source, e.end, nb)},
+                       {"location", location_json(source, e.start, nb)}});
     nlohmann::json fix;
     fix["applicability"] = std::string(to_string(d.fix->applicability));
     fix["edits"] = std::move(edits);
@@ -154,9 +171,9 @@ nlohmann::json diagnostic_to_json(const SourceFile& source, const Diagnostic& d,
   } else {
     j["fix"] = nullptr;
   }
-  j["location"] = location_json(source, d.start);
+  j["location"] = location_json(source, d.start, nb);
   j["message"] = d.message;
-  j["noqa_row"] = source.line_of(std::min<uint32_t>(d.start, source.text().size())) + 1;
+  j["noqa_row"] = position(source, nb, std::min<uint32_t>(d.start, source.text().size())).line + 1;
   j["url"] = rule_url(d.code);
   return j;
 }
@@ -177,7 +194,7 @@ void write_diagnostics(std::ostream& out, const std::vector<FileDiagnostics>& fi
       if (!f.source || !f.diagnostics) continue;
       std::string filename = absolute_path(f.path, o.cwd);
       for (const Diagnostic& d : *f.diagnostics)
-        arr.push_back(diagnostic_to_json(*f.source, d, filename));
+        arr.push_back(diagnostic_to_json(*f.source, d, filename, f.notebook));
     }
     out << arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
@@ -187,11 +204,10 @@ void write_diagnostics(std::ostream& out, const std::vector<FileDiagnostics>& fi
     std::string path = display_path(f.path, o.cwd);
     for (const Diagnostic& d : *f.diagnostics) {
       if (o.format == OutputFormat::Concise) {
-        LineCol lc = f.source->codepoint_position(d.start);
-        out << fmt::format("{}:{}:{}: {} {}{}\n", path, lc.line + 1, lc.column + 1, d.code,
-                           marker(d, o.unsafe_fixes), d.message);
+        out << fmt::format("{}: {} {}{}\n", location_text(path, *f.source, f.notebook, d.start),
+                           d.code, marker(d, o.unsafe_fixes), d.message);
       } else {
-        write_full(out, path, *f.source, d, o);
+        write_full(out, path, *f.source, f.notebook, d, o);
       }
     }
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analyzer/diagnostic.h"
+#include "analyzer/notebook.h"
 #include "analyzer/rule.h"
 #include "analyzer/source.h"
 
@@ -48,6 +49,11 @@ struct FileDiagnostics {
   std::string path;                       ///< as discovered ("-" or the --stdin-filename)
   const SourceFile* source = nullptr;
   const std::vector<Diagnostic>* diagnostics = nullptr;
+  /// Set for a notebook: `source` is the module of its code cells; positions print as
+  /// `PATH:cell N:LINE:COL` (json: `"cell": N` and rows inside the cell, as Ruff does; a fix
+  /// edit's rows are inside the cell the edit falls in, which may be another one, e.g. an
+  /// `import os` added after the imports of the first code cell).
+  const Notebook* notebook = nullptr;
 };
 
 /// `path` relative to `cwd` when it is below it, otherwise absolute; "-" stays "-".

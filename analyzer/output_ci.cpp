@@ -236,7 +236,7 @@ void write_json_lines(std::ostream& out, const std::vector<FileDiagnostics>& fil
     if (!f.source || !f.diagnostics) continue;
     std::string filename = absolute_path(f.path, o.cwd);
     for (const Diagnostic& d : *f.diagnostics)
-      out << diagnostic_to_json(*f.source, d, filename).dump(-1, ' ', false, kReplaceInvalid)
+      out << diagnostic_to_json(*f.source, d, filename, f.notebook).dump(-1, ' ', false, kReplaceInvalid)
           << "\n";
   }
 }

@@ -23,9 +23,10 @@ namespace gpulint {
 /// One diagnostic as an object of Ruff's JSON format (`--output-format json`, one per line in
 /// json-lines): {cell, code, end_location, filename, fix, location, message, noqa_row, url}.
 /// `filename` is written as given (the callers pass the absolute path); locations are 1-based
-/// rows and code-point columns.
+/// rows and code-point columns. With `nb` (a notebook's module text), `cell` is the 1-based
+/// cell and rows are rows in that cell (analyzer/notebook.h).
 nlohmann::json diagnostic_to_json(const SourceFile& source, const Diagnostic& d,
-                                  const std::string& filename);
+                                  const std::string& filename, const Notebook* nb = nullptr);
 
 /// json-lines (Ruff's): one diagnostic_to_json object per line, no enclosing array.
 void write_json_lines(std::ostream& out, const std::vector<FileDiagnostics>& files,

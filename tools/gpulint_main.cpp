@@ -1,6 +1,7 @@
 // gpulint: the command line (CLI11).
 //
 //   gpulint check [PATHS...]   lint (and fix) Python training code; `-` reads stdin
+//   gpulint audit [PATHS...]   audit a whole tree: summary, --html/--json/--markdown reports
 //   gpulint rule CODE          a rule's documentation
 //   gpulint rules [--format table|markdown]
 //   gpulint --version
@@ -24,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/analysis.h"
+#include "analyzer/audit.h"
 #include "analyzer/config.h"
 #include "analyzer/discovery.h"
 #include "analyzer/driver.h"
@@ -203,7 +205,7 @@ int run_check(const CheckArgs& a) {
   std::vector<std::pair<std::string, std::map<std::string, uint32_t>>> fixed_list;
   for (const FileOutcome& o : outcomes) {
     if (o.source && !o.diagnostics.empty())
-      files.push_back(FileDiagnostics{o.path, &*o.source, &o.diagnostics});
+      files.push_back(FileDiagnostics{o.path, &*o.source, &o.diagnostics, o.notebook.get()});
     counts.remaining += o.diagnostics.size();
     for (const auto& [code, n] : o.fixed) counts.fixed += n;
     if (!o.fixed.empty()) fixed_list.emplace_back(o.display, o.fixed);
@@ -318,6 +320,9 @@ int main(int argc, char** argv) {
   runtime_check::ConfirmOptions confirm_opts;
   CLI::App* confirm = runtime_check::add_confirm_subcommand(app, confirm_opts);
 
+  audit::AuditOptions audit_opts;
+  CLI::App* audit_cmd = audit::add_audit_subcommand(app, audit_opts);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -328,6 +333,7 @@ int main(int argc, char** argv) {
   try {
     if (check->parsed()) return run_check(a);
     if (confirm->parsed()) return runtime_check::run_confirm_command(confirm_opts);
+    if (audit_cmd->parsed()) return audit::run_audit_command(audit_opts);
     if (rule->parsed()) return run_rule(rule_code);
     if (rules->parsed()) {
       std::cout << (rules_format == "markdown" ? rules_markdown() : rules_table());
