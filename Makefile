@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test fuzz bench docs dist clean
+.PHONY: all deps build demo test fuzz bench docs dist clean vsix bench-lsp
 
 all: build
 
@@ -48,6 +48,15 @@ dist: deps
 	cp build-dist/gpulint dist/gpulint-$(VERSION)/bin/ && cp README.md dist/gpulint-$(VERSION)/
 	tar -C dist -czf dist/gpulint-$(VERSION)-linux-x86_64.tar.gz gpulint-$(VERSION)
 	@echo "dist/gpulint-$(VERSION)-linux-x86_64.tar.gz:"; ldd build-dist/gpulint | sed 's/^/  /'
+
+# The VS Code extension (editors/vscode): npm ci from its lockfile, tsc, vsce package.
+vsix:
+	cd editors/vscode && npm ci --ignore-scripts --no-audit --no-fund && npx tsc -p ./ && npx vsce package --out gpulint.vsix
+	@echo "editors/vscode/gpulint.vsix"
+
+# LSP latency (didChange -> publishDiagnostics on a 5,000-line file, 1,000 edits), Release build.
+bench-lsp: deps
+	./bench/lsp_latency.sh
 
 docs: build
 	$(BUILD)/gpulint rules --format markdown > docs/rules.md
