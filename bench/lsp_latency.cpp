@@ -13,6 +13,11 @@
 // deleted again, a new statement line inserted and removed, a comment typed at a line's end;
 // every edit is a ranged (incremental) change. The first 20 edits are a warm-up and are not
 // counted. Reports p50, p90, p99, max and mean in milliseconds.
+//
+// Then, in this process (the same library the server links), the same edit sequence is replayed
+// on a Document to split one re-lint into its parts: the incremental re-parse (ts_tree_edit +
+// parse with the old tree), a from-scratch parse for comparison, and analyze_python_tree
+// (semantic model, facts, rules, suppressions).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,6 +36,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "analyzer/analysis.h"
+#include "analyzer/lsp/document.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -272,47 +280,54 @@ int main(int argc, char** argv) {
   wait_for(1, &open_diags);
   double open_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_open).count();
 
-  std::mt19937 rng(seed);
+  // The edit sequence (warm-up first), generated once and used by both measurements.
+  std::vector<json> changes;
+  {
+    std::mt19937 rng(seed);
+    json undo;
+    for (int e = 0; e < edits + warmup; ++e) {
+      json change;
+      if (!undo.is_null()) {
+        change = undo;
+        undo = nullptr;
+      } else {
+        int line = call_lines[rng() % call_lines.size()];
+        const std::string& lt = doc_lines[static_cast<std::size_t>(line)];
+        switch (rng() % 3) {
+          case 0: {  // type a character inside the call's parentheses, delete it next
+            int col = static_cast<int>(lt.find('(')) + 1;
+            change = {{"range", {{"start", position(line, col)}, {"end", position(line, col)}}}, {"text", "x"}};
+            undo = {{"range", {{"start", position(line, col)}, {"end", position(line, col + 1)}}}, {"text", ""}};
+            break;
+          }
+          case 1: {  // a new statement line above, removed next
+            std::string indent = lt.substr(0, lt.find_first_not_of(' '));
+            change = {{"range", {{"start", position(line, 0)}, {"end", position(line, 0)}}},
+                      {"text", indent + "tmp = x.sum()\n"}};
+            undo = {{"range", {{"start", position(line, 0)}, {"end", position(line + 1, 0)}}}, {"text", ""}};
+            break;
+          }
+          default: {  // a comment typed at the end of the line, removed next
+            int col = static_cast<int>(lt.size());
+            change = {{"range", {{"start", position(line, col)}, {"end", position(line, col)}}}, {"text", "  # todo"}};
+            undo = {{"range", {{"start", position(line, col)}, {"end", position(line, col + 8)}}}, {"text", ""}};
+            break;
+          }
+        }
+      }
+      changes.push_back(change);
+    }
+  }
+
   std::vector<double> samples;
   std::size_t min_diags = SIZE_MAX, max_diags = 0;
   int version = 1;
-  // Pending undo: the edit that restores the text (typing, then deleting).
-  json undo;
   for (int e = 0; e < edits + warmup; ++e) {
-    json change;
-    if (!undo.is_null()) {
-      change = undo;
-      undo = nullptr;
-    } else {
-      int line = call_lines[rng() % call_lines.size()];
-      const std::string& lt = doc_lines[static_cast<std::size_t>(line)];
-      switch (rng() % 3) {
-        case 0: {  // type a character inside the call's parentheses, delete it next
-          int col = static_cast<int>(lt.find('(')) + 1;
-          change = {{"range", {{"start", position(line, col)}, {"end", position(line, col)}}}, {"text", "x"}};
-          undo = {{"range", {{"start", position(line, col)}, {"end", position(line, col + 1)}}}, {"text", ""}};
-          break;
-        }
-        case 1: {  // a new statement line above, removed next
-          std::string indent = lt.substr(0, lt.find_first_not_of(' '));
-          change = {{"range", {{"start", position(line, 0)}, {"end", position(line, 0)}}},
-                    {"text", indent + "tmp = x.sum()\n"}};
-          undo = {{"range", {{"start", position(line, 0)}, {"end", position(line + 1, 0)}}}, {"text", ""}};
-          break;
-        }
-        default: {  // a comment typed at the end of the line, removed next
-          int col = static_cast<int>(lt.size());
-          change = {{"range", {{"start", position(line, col)}, {"end", position(line, col)}}}, {"text", "  # todo"}};
-          undo = {{"range", {{"start", position(line, col)}, {"end", position(line, col + 8)}}}, {"text", ""}};
-          break;
-        }
-      }
-    }
     ++version;
     auto t0 = Clock::now();
     server.send({{"jsonrpc", "2.0"}, {"method", "textDocument/didChange"},
                  {"params", {{"textDocument", {{"uri", uri}, {"version", version}}},
-                             {"contentChanges", json::array({change})}}}});
+                             {"contentChanges", json::array({changes[static_cast<std::size_t>(e)]})}}}});
     std::size_t nd = 0;
     wait_for(version, &nd);
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -331,6 +346,39 @@ int main(int argc, char** argv) {
   int rc = server.finish();
   if (rc != 0) die("the server exited with " + std::to_string(rc));
 
+  // In-process breakdown of one re-lint.
+  std::vector<double> reparse_ms, analyse_ms, scratch_ms;
+  {
+    using gpulint::LineCol;
+    gpulint::lsp::Document doc(uri, "/tmp/gpulint-lsp-latency/train_long.py", "python", 1, text);
+    doc.tree();
+    gpulint::FileSettings settings = gpulint::FileSettings::all_rules_enabled();
+    for (int e = 0; e < edits + warmup; ++e) {
+      const json& c = changes[static_cast<std::size_t>(e)];
+      gpulint::lsp::Range r{{c["range"]["start"]["line"], c["range"]["start"]["character"]},
+                            {c["range"]["end"]["line"], c["range"]["end"]["character"]}};
+      auto t0 = Clock::now();
+      doc.apply_change(r, c["text"].get<std::string>());
+      const gpulint::python::Tree* tree = doc.tree();
+      auto t1 = Clock::now();
+      gpulint::SourceFile src(doc.path(), doc.text());
+      gpulint::FileReport rep = gpulint::analyze_python_tree(src, tree->raw(), settings);
+      auto t2 = Clock::now();
+      if (e >= warmup) {
+        reparse_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        analyse_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+        if (e % 10 == 0) {  // a from-scratch parse of the same text, every 10th edit
+          auto t3 = Clock::now();
+          gpulint::python::Tree fresh = gpulint::python::Tree::parse(doc.text());
+          scratch_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t3).count());
+        }
+      }
+    }
+  }
+  auto stats = [](const std::vector<double>& v) {
+    return json{{"p50", percentile(v, 50)}, {"p99", percentile(v, 99)}};
+  };
+
   double sum = 0;
   for (double v : samples) sum += v;
   json result = {
@@ -345,6 +393,10 @@ int main(int argc, char** argv) {
        {{"p50", percentile(samples, 50)}, {"p90", percentile(samples, 90)}, {"p99", percentile(samples, 99)},
         {"max", *std::max_element(samples.begin(), samples.end())}, {"mean", sum / static_cast<double>(samples.size())}}},
       {"seed", seed},
+      {"in_process_ms",
+       {{"incremental_reparse", stats(reparse_ms)},
+        {"parse_from_scratch", stats(scratch_ms)},
+        {"analyze_python_tree", stats(analyse_ms)}}},
   };
   std::cout << result.dump(2) << "\n";
   if (!json_path.empty()) std::ofstream(json_path) << result.dump(2) << "\n";
@@ -363,6 +415,13 @@ int main(int argc, char** argv) {
                   l["p50"].get<double>(), l["p90"].get<double>(), l["p99"].get<double>(), l["max"].get<double>(),
                   l["mean"].get<double>(), open_ms);
     md << buf;
+    const json& ip = result["in_process_ms"];
+    md << "\nWhere one re-lint goes (in process, same edits):\n\n| step | p50 | p99 |\n|---|---|---|\n";
+    for (const char* k : {"incremental_reparse", "parse_from_scratch", "analyze_python_tree"}) {
+      std::snprintf(buf, sizeof buf, "| %s | %.2f ms | %.2f ms |\n", k, ip[k]["p50"].get<double>(),
+                    ip[k]["p99"].get<double>());
+      md << buf;
+    }
   }
   return 0;
 }
