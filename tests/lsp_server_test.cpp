@@ -573,3 +573,36 @@ TEST(LspConfiguration, WorkspaceConfigAndDidChangeConfiguration) {
   EXPECT_FALSE(codes(Session::published(msgs)).count("DL001"));
   EXPECT_TRUE(codes(Session::published(msgs)).count("DL002"));
 }
+
+TEST(LspProtocol, BurstOfChangesIsLintedOnce) {
+  // run(): the diagnostics of didChange wait while more input is buffered; the burst's last
+  // version is published once, with the diagnostics of the final text.
+  std::string uri = "file:///tmp/gpulint-burst.py";
+  std::string text = "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds)\n";
+  std::string input = framed(json({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                                   {"params", {{"capabilities", json::object()}}}}).dump());
+  input += framed(json({{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
+                        {"params", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}}}}).dump());
+  std::string typed = ", num_workers=4, pin_memory=True";
+  uint32_t col = static_cast<uint32_t>(std::string("loader = DataLoader(ds").size());
+  for (std::size_t i = 0; i < typed.size(); ++i) {
+    json change = {{"range", range(2, col + static_cast<uint32_t>(i), 2, col + static_cast<uint32_t>(i))},
+                   {"text", typed.substr(i, 1)}};
+    input += framed(json({{"jsonrpc", "2.0"}, {"method", "textDocument/didChange"},
+                          {"params", {{"textDocument", {{"uri", uri}, {"version", 2 + i}}},
+                                      {"contentChanges", json::array({change})}}}}).dump());
+  }
+  std::istringstream in(input);
+  std::ostringstream out;
+  Server server(out, GPULINT_SOURCE_DIR);
+  EXPECT_EQ(server.run(in), 1);
+  std::vector<int64_t> versions;
+  json last;
+  for (const json& m : parse_frames(out.str()))
+    if (m.value("method", "") == "textDocument/publishDiagnostics") {
+      versions.push_back(m["params"]["version"]);
+      last = m["params"];
+    }
+  EXPECT_EQ(versions, (std::vector<int64_t>{1, static_cast<int64_t>(1 + typed.size())}));
+  EXPECT_TRUE(last["diagnostics"].empty()) << last.dump();
+}

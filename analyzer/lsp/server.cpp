@@ -138,13 +138,27 @@ Document* Server::document(const std::string& uri) {
   return it == docs_.end() ? nullptr : it->second.doc.get();
 }
 
+void Server::flush_publishes() {
+  std::set<std::string> uris;
+  uris.swap(pending_publish_);
+  for (const std::string& uri : uris) {
+    auto it = docs_.find(uri);
+    if (it != docs_.end() && !pull_diagnostics_) publish(it->second);
+  }
+}
+
 int Server::run(std::istream& in) {
+  defer_publish_ = true;
   MessageReader reader(in);
   for (;;) {
     ReadResult r = reader.next();
     switch (r.kind) {
       case ReadResult::Kind::Message:
         if (handle_message(r.body)) return exit_code();
+        // Diagnostics of changed documents wait while more input is already buffered (a burst
+        // of keystrokes is linted once, on its last change); they go out as soon as the client
+        // has nothing more to say.
+        if (!pending_publish_.empty() && in.rdbuf()->in_avail() <= 0) flush_publishes();
         break;
       case ReadResult::Kind::BadHeader:
         report_bad_header(r.error);
@@ -161,6 +175,12 @@ void Server::report_bad_header(const std::string& why) {
 }
 
 bool Server::handle_message(std::string_view body) {
+  bool exit = dispatch_message(body);
+  if (!defer_publish_ && !pending_publish_.empty()) flush_publishes();
+  return exit;
+}
+
+bool Server::dispatch_message(std::string_view body) {
   json msg;
   try {
     msg = json::parse(body);
@@ -468,7 +488,7 @@ void Server::on_did_change(const json& params) {
   if (td.contains("version") && td["version"].is_number_integer())
     od->doc->set_version(td["version"].get<int64_t>());
   od->dirty = true;
-  if (!pull_diagnostics_) publish(*od);
+  if (!pull_diagnostics_) pending_publish_.insert(od->doc->uri());
 }
 
 void Server::on_did_save(const json& params) {
@@ -487,6 +507,7 @@ void Server::on_did_close(const json& params) {
   auto it = docs_.find(uri);
   if (it == docs_.end()) return;
   docs_.erase(it);
+  pending_publish_.erase(uri);
   if (!pull_diagnostics_)
     send_notification("textDocument/publishDiagnostics",
                       {{"uri", uri}, {"diagnostics", json::array()}});

@@ -76,7 +76,9 @@ class Server {
   /// process exit code (0 when `shutdown` came first, 1 otherwise).
   int run(std::istream& in);
 
-  /// Handles one message body (JSON text). Returns true when it was `exit`.
+  /// Handles one message body (JSON text) and publishes the diagnostics it made due. Returns
+  /// true when it was `exit`. (run() instead defers the diagnostics of `didChange` while more
+  /// input is buffered, so a burst of changes is analysed once.)
   bool handle_message(std::string_view body);
   /// Answers a framing error (MessageReader's BadHeader) with a -32700 error, id null.
   void report_bad_header(const std::string& why);
@@ -96,7 +98,8 @@ class Server {
     bool dirty = true;                     ///< text or settings changed since the analysis
   };
 
-  void dispatch(const nlohmann::json& msg);
+  bool dispatch_message(std::string_view body);
+  void flush_publishes();
   void handle_request(const nlohmann::json& id, const std::string& method,
                       const nlohmann::json& params);
   void handle_notification(const std::string& method, const nlohmann::json& params);
@@ -143,6 +146,8 @@ class Server {
   std::map<std::string, OpenDocument> docs_;
   std::set<std::string> shown_errors_;  ///< configuration errors already shown to the user
   int64_t next_request_id_ = 1;
+  std::set<std::string> pending_publish_;  ///< URIs whose diagnostics are due (push mode)
+  bool defer_publish_ = false;             ///< set by run(): see handle_message
 };
 
 /// Registers the `server` subcommand on `app` (main() tests `->parsed()`).
