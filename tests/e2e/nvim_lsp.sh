@@ -27,6 +27,10 @@ for d in sorted(json.load(sys.stdin), key=lambda d: (d["location"]["row"], d["lo
 ' > "$WORK/expected-diagnostics.txt"
 
 export GPULINT ROOT FILE OUT="$WORK"
+# Neovim's state (lsp.log, shada) goes to the throw-away directory, whatever $HOME is.
+export XDG_CONFIG_HOME="$WORK/xdg/config" XDG_DATA_HOME="$WORK/xdg/data" \
+  XDG_STATE_HOME="$WORK/xdg/state" XDG_CACHE_HOME="$WORK/xdg/cache"
+mkdir -p "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_CACHE_HOME"
 timeout 120 nvim --headless --clean -c "luafile $ROOT/tests/e2e/nvim_lsp_client.lua" \
   > "$WORK/nvim.log" 2>&1 || { echo "FAIL: nvim exited with $?"; cat "$WORK/nvim.log"; exit 1; }
 cat "$WORK/nvim.log"; echo
