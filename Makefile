@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test fuzz bench docs dist deb clean
+.PHONY: all deps build demo test fuzz bench docs dist deb clean vsix bench-lsp
 
 all: build
 
@@ -53,6 +53,15 @@ dist: deps
 deb: build
 	cd $(BUILD) && cpack -G DEB
 	@ls $(BUILD)/gpulint_*.deb
+
+# The VS Code extension (editors/vscode): npm ci from its lockfile, tsc, vsce package.
+vsix:
+	cd editors/vscode && npm ci --ignore-scripts --no-audit --no-fund && npx tsc -p ./ && npx vsce package --out gpulint.vsix
+	@echo "editors/vscode/gpulint.vsix"
+
+# LSP latency (didChange -> publishDiagnostics on a 5,000-line file, 1,000 edits), Release build.
+bench-lsp: deps
+	./bench/lsp_latency.sh
 
 docs: build
 	$(BUILD)/gpulint rules --format markdown > docs/rules.md

@@ -83,12 +83,26 @@ bool may_import_torch_family(std::string_view text) {
   return false;
 }
 
+namespace {
+FileReport analyze_root(const SourceFile& source, TSNode root, const FileSettings& settings);
+}  // namespace
+
 FileReport analyze_python(const SourceFile& source, const FileSettings& settings) {
-  FileReport report;
-  if (!may_import_torch_family(source.text())) return report;
+  if (!may_import_torch_family(source.text())) return {};
   auto tree = python::Tree::parse(source.text());
-  if (!tree.valid()) return report;
-  TSNode root = tree.root();
+  if (!tree.valid()) return {};
+  return analyze_root(source, tree.root(), settings);
+}
+
+FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
+                               const FileSettings& settings) {
+  if (!may_import_torch_family(source.text()) || tree == nullptr) return {};
+  return analyze_root(source, ts_tree_root_node(tree), settings);
+}
+
+namespace {
+FileReport analyze_root(const SourceFile& source, TSNode root, const FileSettings& settings) {
+  FileReport report;
   StatementScan scan;
   scan_statements(root, source.text(), scan);
   // One walk gives errors and comments; it is taken only when needed, and at most once.
@@ -131,5 +145,6 @@ FileReport analyze_python(const SourceFile& source, const FileSettings& settings
                    });
   return report;
 }
+}  // namespace
 
 }  // namespace gpulint

@@ -12,6 +12,8 @@
 #include "analyzer/rule.h"
 #include "analyzer/source.h"
 
+struct TSTree;  // tree-sitter (tree_sitter/api.h)
+
 namespace gpulint {
 
 /// Which rules run: Ruff's semantics. `select` replaces the default set (all rules), then
@@ -63,6 +65,14 @@ struct FileReport {
 
 /// Analyses a Python file (C++ files go through analyzer/cpp). Never throws on bad input.
 FileReport analyze_python(const SourceFile& source, const FileSettings& settings);
+
+/// The same analysis on a tree the caller already parsed (the LSP server keeps one tree per
+/// document and re-parses it incrementally with ts_tree_edit). `tree` must be a
+/// tree-sitter-python tree of exactly `source.text()` (BOM removed); nullptr gives an empty
+/// report. The result is identical to analyze_python(source, settings). Never throws on bad
+/// input; the tree is only read, so one tree may be analysed from one thread at a time.
+FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
+                               const FileSettings& settings);
 
 /// Removes diagnostics suppressed by `# noqa`, `# noqa: CODE[, CODE]` on their first line
 /// or `# gpulint: noqa` anywhere in the file (Python comments only — strings never count).

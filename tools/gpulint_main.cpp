@@ -4,6 +4,7 @@
 //   gpulint audit [PATHS...]   audit a whole tree: summary, --html/--json/--markdown reports
 //   gpulint rule CODE          a rule's documentation
 //   gpulint rules [--format table|markdown]
+//   gpulint server             language server (LSP) on stdio
 //   gpulint --version
 //
 // Exit codes (Ruff's): 0 no diagnostics, 1 diagnostics (after --fix: remaining ones; with
@@ -32,6 +33,7 @@
 #include "analyzer/fixer.h"
 #include "analyzer/output.h"
 #include "analyzer/rule.h"
+#include "analyzer/lsp/server.h"
 #include "runtime_check/confirm.h"
 
 namespace fs = std::filesystem;
@@ -319,6 +321,7 @@ int main(int argc, char** argv) {
 
   runtime_check::ConfirmOptions confirm_opts;
   CLI::App* confirm = runtime_check::add_confirm_subcommand(app, confirm_opts);
+  CLI::App* server = lsp::add_server_subcommand(app);
 
   audit::AuditOptions audit_opts;
   CLI::App* audit_cmd = audit::add_audit_subcommand(app, audit_opts);
@@ -334,6 +337,7 @@ int main(int argc, char** argv) {
     if (check->parsed()) return run_check(a);
     if (confirm->parsed()) return runtime_check::run_confirm_command(confirm_opts);
     if (audit_cmd->parsed()) return audit::run_audit_command(audit_opts);
+    if (server->parsed()) return lsp::run_server_command();
     if (rule->parsed()) return run_rule(rule_code);
     if (rules->parsed()) {
       std::cout << (rules_format == "markdown" ? rules_markdown() : rules_table());

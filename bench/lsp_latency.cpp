@@ -1,0 +1,427 @@
+// LSP latency: the time from writing a `textDocument/didChange` to `gpulint server`'s stdin to
+// reading the `textDocument/publishDiagnostics` for that document version from its stdout, over
+// pipes, exactly as an editor sees it (framing, JSON, incremental re-parse, the full analysis,
+// the whole diagnostic list serialised).
+//
+//   gpulint_lsp_latency GPULINT [--lines 5000] [--edits 1000] [--seed 1]
+//                       [--json FILE] [--md FILE] [--save-source FILE]
+//
+// The document is a generated training script of --lines lines (models, datasets, loaders,
+// training and evaluation loops, argparse, helpers: what the rules look at, repeated with
+// different names), which produces diagnostics of every rule. The edits are what typing looks
+// like, spread over random lines of the file: a character typed into a call's arguments and
+// deleted again, a new statement line inserted and removed, a comment typed at a line's end;
+// every edit is a ranged (incremental) change. The first 20 edits are a warm-up and are not
+// counted. Reports p50, p90, p99, max and mean in milliseconds.
+//
+// Then, in this process (the same library the server links), the same edit sequence is replayed
+// on a Document to split one re-lint into its parts: the incremental re-parse (ts_tree_edit +
+// parse with the old tree), a from-scratch parse for comparison, and analyze_python_tree
+// (semantic model, facts, rules, suppressions).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/analysis.h"
+#include "analyzer/lsp/document.h"
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+[[noreturn]] void die(const std::string& msg) {
+  std::cerr << "gpulint_lsp_latency: " << msg << "\n";
+  std::exit(2);
+}
+
+// One block of a training script (about 50 lines), names made unique with `k`.
+std::string block(int k) {
+  std::string s = R"(
+
+class Net{K}(nn.Module):
+    def __init__(self, hidden=256):
+        super().__init__()
+        self.fc1 = nn.Linear(784, hidden)
+        self.fc2 = nn.Linear(hidden, 10)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        x = F.relu(self.fc1(x.flatten(1)))
+        return self.fc2(self.drop(x))
+
+
+class Data{K}(Dataset):
+    def __init__(self, n=1024):
+        self.x = torch.randn(n, 28, 28)
+        self.y = torch.randint(0, 10, (n,))
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+
+def train_{K}(args, device):
+    model = Net{K}().to(device)
+    loader = DataLoader(Data{K}(), batch_size=args.batch_size, shuffle=True)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr)
+    losses = []
+    for epoch in range(args.epochs):
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss)
+            scale = torch.ones(10).cuda()
+    return losses
+
+
+def evaluate_{K}(model, device):
+    loader = DataLoader(Data{K}(256), batch_size=512, num_workers=2, pin_memory=True)
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+            correct += (model(x).argmax(1) == y).sum().item()
+    return correct)";
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s.compare(i, 3, "{K}") == 0) {
+      out += std::to_string(k);
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string make_source(int lines) {
+  std::string s =
+      "\"\"\"A long training script (generated for the LSP latency benchmark).\"\"\"\n"
+      "import argparse\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+      "from torch.utils.data import DataLoader, Dataset\n";
+  int k = 0;
+  auto count = [&] { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); };
+  const std::string tail =
+      "\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
+      "    parser.add_argument(\"--batch-size\", type=int, default=64)\n"
+      "    parser.add_argument(\"--lr\", type=float, default=0.1)\n"
+      "    parser.add_argument(\"--epochs\", type=int, default=1)\n"
+      "    args = parser.parse_args()\n"
+      "    device = torch.device(\"cuda\")\n"
+      "    train_0(args, device)\n\n\nif __name__ == \"__main__\":\n    main()\n";
+  int tail_lines = static_cast<int>(std::count(tail.begin(), tail.end(), '\n'));
+  while (count() + 52 + tail_lines <= lines) s += block(k++);
+  s += tail;
+  while (count() < lines) s += "# padding\n";
+  return s;
+}
+
+std::string frame(const json& j) {
+  std::string body = j.dump();
+  return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+class Child {
+ public:
+  explicit Child(const std::string& exe) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) die("pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) die("fork failed");
+    if (pid_ == 0) {
+      dup2(in[0], 0);
+      dup2(out[1], 1);
+      close(in[1]);
+      close(out[0]);
+      execl(exe.c_str(), exe.c_str(), "server", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    to_ = in[1];
+    from_ = out[0];
+  }
+  void send(const json& j) {
+    std::string b = frame(j);
+    std::size_t off = 0;
+    while (off < b.size()) {
+      ssize_t n = write(to_, b.data() + off, b.size() - off);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        die("write to the server failed");
+      }
+      off += static_cast<std::size_t>(n);
+    }
+  }
+  // The next message (blocks; dies after 30 s or at the end of output).
+  json read() {
+    for (;;) {
+      std::size_t hdr = buf_.find("\r\n\r\n");
+      if (hdr != std::string::npos) {
+        std::size_t len = std::stoul(buf_.substr(buf_.find(':') + 1, hdr));
+        if (buf_.size() >= hdr + 4 + len) {
+          json j = json::parse(buf_.substr(hdr + 4, len));
+          buf_.erase(0, hdr + 4 + len);
+          return j;
+        }
+      }
+      pollfd p{from_, POLLIN, 0};
+      if (poll(&p, 1, 30000) <= 0) die("no answer from the server within 30 s");
+      char tmp[1 << 16];
+      ssize_t n = ::read(from_, tmp, sizeof tmp);
+      if (n <= 0) die("the server closed its output");
+      buf_.append(tmp, static_cast<std::size_t>(n));
+    }
+  }
+  int finish() {
+    close(to_);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    close(from_);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  std::string buf_;
+};
+
+// UTF-16 column = byte column here: the generated source is ASCII.
+json position(int line, int ch) { return {{"line", line}, {"character", ch}}; }
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  double idx = p / 100.0 * static_cast<double>(v.size() - 1);
+  std::size_t lo = static_cast<std::size_t>(idx);
+  std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (idx - static_cast<double>(lo));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) die("usage: gpulint_lsp_latency GPULINT [--lines N] [--edits N] [--seed N] [--json FILE] [--md FILE]");
+  std::string exe = argv[1];
+  int lines = 5000, edits = 1000, warmup = 20;
+  unsigned seed = 1;
+  std::string json_path, md_path, save_source;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--lines") lines = std::stoi(next());
+    else if (a == "--edits") edits = std::stoi(next());
+    else if (a == "--seed") seed = static_cast<unsigned>(std::stoul(next()));
+    else if (a == "--json") json_path = next();
+    else if (a == "--md") md_path = next();
+    else if (a == "--save-source") save_source = next();
+    else die("unknown option " + a);
+  }
+  if (lines < 100 || edits < 1) die("--lines must be at least 100 and --edits at least 1");
+  signal(SIGPIPE, SIG_IGN);
+
+  std::string text = make_source(lines);
+  if (!save_source.empty()) std::ofstream(save_source) << text;
+  std::vector<std::string> doc_lines;
+  {
+    std::stringstream ss(text);
+    std::string l;
+    while (std::getline(ss, l)) doc_lines.push_back(l);
+  }
+  // Lines an edit may touch: code lines with a call (`(`), so typing lands inside arguments.
+  std::vector<int> call_lines;
+  for (int i = 0; i < static_cast<int>(doc_lines.size()); ++i)
+    if (doc_lines[i].find('(') != std::string::npos && doc_lines[i].rfind("    ", 0) == 0) call_lines.push_back(i);
+
+  Child server(exe);
+  const std::string uri = "file:///tmp/gpulint-lsp-latency/train_long.py";
+  server.send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+               {"params", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}}}});
+  json init = server.read();
+  if (!init.contains("result")) die("initialize failed: " + init.dump());
+  server.send({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}});
+  auto t_open = Clock::now();
+  server.send({{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
+               {"params", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}}}});
+  auto wait_for = [&](int version, std::size_t* ndiag) {
+    for (;;) {
+      json m = server.read();
+      if (m.value("method", "") == "textDocument/publishDiagnostics" && m["params"].value("version", -1) == version) {
+        *ndiag = m["params"]["diagnostics"].size();
+        return;
+      }
+    }
+  };
+  std::size_t open_diags = 0;
+  wait_for(1, &open_diags);
+  double open_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_open).count();
+
+  // The edit sequence (warm-up first), generated once and used by both measurements.
+  std::vector<json> changes;
+  {
+    std::mt19937 rng(seed);
+    json undo;
+    for (int e = 0; e < edits + warmup; ++e) {
+      json change;
+      if (!undo.is_null()) {
+        change = undo;
+        undo = nullptr;
+      } else {
+        int line = call_lines[rng() % call_lines.size()];
+        const std::string& lt = doc_lines[static_cast<std::size_t>(line)];
+        switch (rng() % 3) {
+          case 0: {  // type a character inside the call's parentheses, delete it next
+            int col = static_cast<int>(lt.find('(')) + 1;
+            change = {{"range", {{"start", position(line, col)}, {"end", position(line, col)}}}, {"text", "x"}};
+            undo = {{"range", {{"start", position(line, col)}, {"end", position(line, col + 1)}}}, {"text", ""}};
+            break;
+          }
+          case 1: {  // a new statement line above, removed next
+            std::string indent = lt.substr(0, lt.find_first_not_of(' '));
+            change = {{"range", {{"start", position(line, 0)}, {"end", position(line, 0)}}},
+                      {"text", indent + "tmp = x.sum()\n"}};
+            undo = {{"range", {{"start", position(line, 0)}, {"end", position(line + 1, 0)}}}, {"text", ""}};
+            break;
+          }
+          default: {  // a comment typed at the end of the line, removed next
+            int col = static_cast<int>(lt.size());
+            change = {{"range", {{"start", position(line, col)}, {"end", position(line, col)}}}, {"text", "  # todo"}};
+            undo = {{"range", {{"start", position(line, col)}, {"end", position(line, col + 8)}}}, {"text", ""}};
+            break;
+          }
+        }
+      }
+      changes.push_back(change);
+    }
+  }
+
+  std::vector<double> samples;
+  std::size_t min_diags = SIZE_MAX, max_diags = 0;
+  int version = 1;
+  for (int e = 0; e < edits + warmup; ++e) {
+    ++version;
+    auto t0 = Clock::now();
+    server.send({{"jsonrpc", "2.0"}, {"method", "textDocument/didChange"},
+                 {"params", {{"textDocument", {{"uri", uri}, {"version", version}}},
+                             {"contentChanges", json::array({changes[static_cast<std::size_t>(e)]})}}}});
+    std::size_t nd = 0;
+    wait_for(version, &nd);
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (e >= warmup) {
+      samples.push_back(ms);
+      min_diags = std::min(min_diags, nd);
+      max_diags = std::max(max_diags, nd);
+    }
+  }
+  server.send({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}});
+  for (;;) {
+    json m = server.read();
+    if (m.contains("id") && m["id"] == 2) break;
+  }
+  server.send({{"jsonrpc", "2.0"}, {"method", "exit"}});
+  int rc = server.finish();
+  if (rc != 0) die("the server exited with " + std::to_string(rc));
+
+  // In-process breakdown of one re-lint.
+  std::vector<double> reparse_ms, analyse_ms, scratch_ms;
+  {
+    using gpulint::LineCol;
+    gpulint::lsp::Document doc(uri, "/tmp/gpulint-lsp-latency/train_long.py", "python", 1, text);
+    doc.tree();
+    gpulint::FileSettings settings = gpulint::FileSettings::all_rules_enabled();
+    for (int e = 0; e < edits + warmup; ++e) {
+      const json& c = changes[static_cast<std::size_t>(e)];
+      gpulint::lsp::Range r{{c["range"]["start"]["line"], c["range"]["start"]["character"]},
+                            {c["range"]["end"]["line"], c["range"]["end"]["character"]}};
+      auto t0 = Clock::now();
+      doc.apply_change(r, c["text"].get<std::string>());
+      const gpulint::python::Tree* tree = doc.tree();
+      auto t1 = Clock::now();
+      gpulint::SourceFile src(doc.path(), doc.text());
+      gpulint::FileReport rep = gpulint::analyze_python_tree(src, tree->raw(), settings);
+      auto t2 = Clock::now();
+      if (e >= warmup) {
+        reparse_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        analyse_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+        if (e % 10 == 0) {  // a from-scratch parse of the same text, every 10th edit
+          auto t3 = Clock::now();
+          gpulint::python::Tree fresh = gpulint::python::Tree::parse(doc.text());
+          scratch_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t3).count());
+        }
+      }
+    }
+  }
+  auto stats = [](const std::vector<double>& v) {
+    return json{{"p50", percentile(v, 50)}, {"p99", percentile(v, 99)}};
+  };
+
+  double sum = 0;
+  for (double v : samples) sum += v;
+  json result = {
+      {"benchmark", "didChange -> publishDiagnostics, gpulint server over pipes"},
+      {"document_lines", lines},
+      {"document_bytes", text.size()},
+      {"edits", samples.size()},
+      {"warmup_edits", warmup},
+      {"diagnostics_per_publish", {{"min", min_diags}, {"max", max_diags}}},
+      {"didOpen_to_publish_ms", open_ms},
+      {"latency_ms",
+       {{"p50", percentile(samples, 50)}, {"p90", percentile(samples, 90)}, {"p99", percentile(samples, 99)},
+        {"max", *std::max_element(samples.begin(), samples.end())}, {"mean", sum / static_cast<double>(samples.size())}}},
+      {"seed", seed},
+      {"in_process_ms",
+       {{"incremental_reparse", stats(reparse_ms)},
+        {"parse_from_scratch", stats(scratch_ms)},
+        {"analyze_python_tree", stats(analyse_ms)}}},
+  };
+  std::cout << result.dump(2) << "\n";
+  if (!json_path.empty()) std::ofstream(json_path) << result.dump(2) << "\n";
+  if (!md_path.empty()) {
+    const json& l = result["latency_ms"];
+    std::ofstream md(md_path);
+    char buf[512];
+    md << "# LSP latency: didChange → publishDiagnostics\n\n";
+    std::snprintf(buf, sizeof buf,
+                  "`gpulint server` over pipes, a generated %d-line training script (%zu bytes, %zu–%zu "
+                  "diagnostics per publish), %zu incremental edits after %d warm-up edits.\n\n",
+                  lines, text.size(), min_diags, max_diags, samples.size(), warmup);
+    md << buf;
+    md << "| p50 | p90 | p99 | max | mean | didOpen → publish |\n|---|---|---|---|---|---|\n";
+    std::snprintf(buf, sizeof buf, "| %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms |\n",
+                  l["p50"].get<double>(), l["p90"].get<double>(), l["p99"].get<double>(), l["max"].get<double>(),
+                  l["mean"].get<double>(), open_ms);
+    md << buf;
+    const json& ip = result["in_process_ms"];
+    md << "\nWhere one re-lint goes (in process, same edits):\n\n| step | p50 | p99 |\n|---|---|---|\n";
+    for (const char* k : {"incremental_reparse", "parse_from_scratch", "analyze_python_tree"}) {
+      std::snprintf(buf, sizeof buf, "| %s | %.2f ms | %.2f ms |\n", k, ip[k]["p50"].get<double>(),
+                    ip[k]["p99"].get<double>());
+      md << buf;
+    }
+  }
+  return 0;
+}
