@@ -28,8 +28,10 @@ run_confirm() {
   rc=$?
 }
 run_confirm
-# A 2-core CI machine can be noisy enough for one round to come out inconclusive: one retry.
-if grep -q "DL001 inconclusive" "$WORK/out"; then echo "(inconclusive once; retrying)"; run_confirm; fi
+# A 2-core machine shared with other work can hide the workers' gain in one attempt: one retry.
+if ! grep -q "DL001 confirmed" "$WORK/out"; then
+  echo "(not confirmed on the first attempt:)"; cat "$WORK/out"; echo "(retrying)"; run_confirm
+fi
 cat "$WORK/out"
 if [[ $rc == 0 ]]; then pass "exit 0"; else fail "exit $rc"; sed 's/^/  err: /' "$WORK/err" >&2; fi
 grep -q "DL001 confirmed" "$WORK/out" && pass "DL001 confirmed on the CPU" || fail "DL001 not confirmed"
