@@ -12,7 +12,7 @@ namespace {
 constexpr RuleInfo kInfo{
     "DEV001", "model-not-on-gpu",
     "A script that means to train on the GPU never moves its model there",
-    Severity::Warning, true, false, FixSafety::None,
+    Severity::Warning, true, true, FixSafety::None,
     R"md(## What it does
 Finds models (the modules whose parameters an optimizer updates) that are never moved with
 `.to(device)` / `.cuda()` in a script that trains (`backward()`, `optimizer.step()`) and
