@@ -668,7 +668,7 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
     };
     // Locals bound to an unmoved field and never reassigned.
     std::set<const VarDecl*> unmoved_vars;
-    for (const VarDecl* vd : nodes<VarDecl>(match(findAll(varDecl(hasLocalStorage()).bind("n")), *body, ctx_)))
+    for (const VarDecl* vd : nodes<VarDecl>(match(stmt(forEachDescendant(varDecl(hasLocalStorage()).bind("n"))), *body, ctx_)))
       if (vd->getInit() && is_tensor_type(vd->getType()) && is_field(vd->getInit()) && assignments_[vd].empty())
         unmoved_vars.insert(vd);
     auto unmoved = [&](const Expr* a) -> bool {

@@ -29,6 +29,7 @@
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/JSONCompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/xxhash.h>
 
@@ -133,7 +134,10 @@ class FactsConsumer : public clang::ASTConsumer {
 class FactsAction : public clang::ASTFrontendAction {
  public:
   explicit FactsAction(TuResult& out) : out_(out) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&, llvm::StringRef) override {
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+    // A missing header is fatal to clang, which then stops parsing: made an ordinary error,
+    // the rest of the file is still parsed and analysed (as clangd does).
+    ci.getDiagnostics().setFatalsAsError(true);
     return std::make_unique<FactsConsumer>(out_);
   }
 
@@ -504,10 +508,14 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     SingleCommandDatabase db(c);
     // A physical file system of its own: the command's directory becomes its working
     // directory, never the process's (other threads resolve relative paths meanwhile).
-    clang::tooling::ClangTool tool(db, {abs.string()}, std::make_shared<clang::PCHContainerOperations>(),
-                                   llvm::vfs::createPhysicalFileSystem());
+    // The analysed text (which may be a fixed version of the file, or stdin) is served from
+    // memory over the physical file system.
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
+    auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    memory->addFile(abs.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(source.text(), abs.string()));
+    overlay->pushOverlay(memory);
+    clang::tooling::ClangTool tool(db, {abs.string()}, std::make_shared<clang::PCHContainerOperations>(), overlay);
     tool.clearArgumentsAdjusters();
-    tool.mapVirtualFile(abs.string(), source.text());
     tool.setDiagnosticConsumer(&diags);
     FactsActionFactory factory(out);
     tool.run(&factory);
