@@ -1,5 +1,5 @@
-// The C++ front end: compile commands, the cached <torch/torch.h> PCH, one ClangTool run per
-// translation unit, facts, rules, NOLINT suppressions.
+// The C++ front end: compile commands, the cached <torch/torch.h> PCH (built through a
+// ClangTool), one LibTooling ToolInvocation per translation unit, facts, rules, NOLINT suppressions.
 #include "analyzer/cpp/frontend.h"
 
 #include <sys/stat.h>
@@ -140,15 +140,6 @@ class FactsAction : public clang::ASTFrontendAction {
     ci.getDiagnostics().setFatalsAsError(true);
     return std::make_unique<FactsConsumer>(out_);
   }
-
- private:
-  TuResult& out_;
-};
-
-class FactsActionFactory : public clang::tooling::FrontendActionFactory {
- public:
-  explicit FactsActionFactory(TuResult& out) : out_(out) {}
-  std::unique_ptr<clang::FrontendAction> create() override { return std::make_unique<FactsAction>(out_); }
 
  private:
   TuResult& out_;
@@ -498,27 +489,28 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     c.Filename = abs.string();
     c.CommandLine = {"clang++"};
     c.CommandLine.insert(c.CommandLine.end(), flags.begin(), flags.end());
-    for (const char* a : {"-fsyntax-only", "-w", "-ferror-limit=0", "-resource-dir", GPULINT_CLANG_RESOURCE_DIR})
+    for (const char* a : {"-fsyntax-only", "-w", "-ferror-limit=0", "-fno-caret-diagnostics", "-resource-dir",
+                          GPULINT_CLANG_RESOURCE_DIR})
       c.CommandLine.push_back(a);
     if (with_pch) {
       c.CommandLine.push_back("-include-pch");
       c.CommandLine.push_back(*with_pch);
     }
     c.CommandLine.push_back(abs.string());
-    SingleCommandDatabase db(c);
-    // A physical file system of its own: the command's directory becomes its working
-    // directory, never the process's (other threads resolve relative paths meanwhile).
-    // The analysed text (which may be a fixed version of the file, or stdin) is served from
-    // memory over the physical file system.
+    // One LibTooling ToolInvocation per translation unit (what ClangTool runs for each file,
+    // without its "Error while processing" line on stderr). The analysed text (which may be a
+    // fixed version of the file, or stdin) is served from memory over a physical file system
+    // of its own: the command's directory becomes its working directory, never the process's.
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
     auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     memory->addFile(abs.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(source.text(), abs.string()));
     overlay->pushOverlay(memory);
-    clang::tooling::ClangTool tool(db, {abs.string()}, std::make_shared<clang::PCHContainerOperations>(), overlay);
-    tool.clearArgumentsAdjusters();
-    tool.setDiagnosticConsumer(&diags);
-    FactsActionFactory factory(out);
-    tool.run(&factory);
+    if (!c.Directory.empty()) (void)overlay->setCurrentWorkingDirectory(c.Directory);
+    llvm::IntrusiveRefCntPtr<clang::FileManager> files(new clang::FileManager(clang::FileSystemOptions(), overlay));
+    clang::tooling::ToolInvocation invocation(c.CommandLine, std::make_unique<FactsAction>(out), files.get(),
+                                              std::make_shared<clang::PCHContainerOperations>());
+    invocation.setDiagnosticConsumer(&diags);
+    invocation.run();
   };
   TuResult tu;
   DiagnosticCollector diags;

@@ -3,7 +3,8 @@
 // One CppProject is shared by every thread of a run. For each translation unit it finds the
 // compile command (the `-p BUILD_DIR` database, or the nearest compile_commands.json above the
 // file, or fallback flags), reuses a cached precompiled header of <torch/torch.h> built with
-// the same flags, parses the unit with a ClangTool and turns the AST of the main file into the
+// the same flags, parses the unit with LibTooling (a ToolInvocation, ClangTool's per-file
+// step, with the analysed text served from memory) and turns the AST of the main file into the
 // language-neutral FileFacts (analyzer/cpp/facts_builder.h) the rules read.
 #pragma once
 
