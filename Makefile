@@ -42,7 +42,7 @@ bench: build
 # runtime is linked statically and fmt is header-only, so it needs only glibc >= 2.36.
 VERSION := $(shell sed -n 's/^project.gpulint VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 dist: deps
-	cmake -S . -B build-dist -DCMAKE_BUILD_TYPE=Release -DGPULINT_PORTABLE=ON -DGPULINT_BUILD_TESTS=OFF -DGPULINT_BUILD_BENCH=OFF
+	cmake -S . -B build-dist -DCMAKE_BUILD_TYPE=Release -DGPULINT_PORTABLE=ON -DGPULINT_BUILD_TESTS=OFF -DGPULINT_BUILD_BENCH=OFF -DGPULINT_CPP=OFF
 	cmake --build build-dist -j $(JOBS) --target gpulint
 	rm -rf dist/gpulint-$(VERSION) && mkdir -p dist/gpulint-$(VERSION)/bin
 	cp build-dist/gpulint dist/gpulint-$(VERSION)/bin/ && cp README.md dist/gpulint-$(VERSION)/

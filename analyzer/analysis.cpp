@@ -112,10 +112,10 @@ FileReport analyze_root(const SourceFile& source, TSNode root, const FileSetting
     uint32_t off = summary->first_error;
     if (scan.python2_statements && scan.first_python2 < off) off = scan.first_python2;
     report.syntax_error =
-        SyntaxErrorNote{off, std::max<uint32_t>(summary->error_count, 1) + scan.python2_statements};
+        SyntaxErrorNote{off, std::max<uint32_t>(summary->error_count, 1) + scan.python2_statements, {}};
   } else if (scan.python2_statements) {
     // Python 2 only: `print x` / `exec code` are not Python 3.
-    report.syntax_error = SyntaxErrorNote{scan.first_python2, scan.python2_statements};
+    report.syntax_error = SyntaxErrorNote{scan.first_python2, scan.python2_statements, {}};
   }
   if (!scan.imports_torch) return report;
 

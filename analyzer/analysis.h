@@ -61,6 +61,11 @@ struct FileReport {
   /// Set when the file was parsed but not analysed for findings, with the reason (e.g. nesting
   /// deeper than the semantic model follows). Output layers print it once as a warning.
   std::optional<std::string> not_analysed;
+  /// Set when the file could not be analysed at all for a reason the user must fix (C++: a
+  /// malformed compile_commands.json); the driver reports it as `error: PATH: <error>`, exit 2.
+  std::optional<std::string> error;
+  /// The front end that produced the report (fix validation counts that language's errors).
+  Language language = Language::Python;
 };
 
 /// Analyses a Python file (C++ files go through analyzer/cpp). Never throws on bad input.
@@ -79,6 +84,14 @@ FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
 /// Returns how many were removed.
 uint32_t apply_python_suppressions(const SourceFile& source, const std::vector<Comment>& comments,
                                    std::vector<Diagnostic>& diagnostics);
+
+/// Removes C++ diagnostics suppressed by clang-tidy's comments: `// NOLINT` or
+/// `// NOLINT(DL001, MEM001)` on a diagnostic's first line, `// NOLINTNEXTLINE(...)` on the line
+/// before it (`/* NOLINT */` block comments too). `comments` are the byte ranges of the file's
+/// comments from clang's lexer, so text inside string literals never counts. Codes match
+/// case-insensitively; `NOLINT(*)` suppresses everything. Returns how many were removed.
+uint32_t apply_cpp_suppressions(const SourceFile& source, const std::vector<Comment>& comments,
+                                std::vector<Diagnostic>& diagnostics);
 
 /// The `# noqa` codes on the line of `offset`: nullopt when the line has no noqa comment,
 /// an empty vector for a bare `# noqa` (suppresses everything).

@@ -166,11 +166,6 @@ std::string measured_cost(std::string_view code) {
   return out;
 }
 
-std::function<FileReport(const SourceFile&, const FileSettings&)> cpp_front_end(
-    const std::optional<fs::path>& /*compile_commands*/) {
-  // This build has no C++ front end (analyzer/cpp/ lands on its own branch); connect it here.
-  return {};
-}
 
 std::vector<fs::path> compile_commands_files(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -296,7 +291,8 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
     r.cpp_source = "file extensions";
   }
 
-  auto cpp_analyze = cpp_front_end(cc);
+  std::function<FileReport(const SourceFile&, const FileSettings&)> cpp_analyze;
+  if (o.cpp_front_end) cpp_analyze = o.cpp_front_end(cc);
   std::vector<FileTask> tasks;
   std::size_t python_like = 0;
   for (const DiscoveredFile& f : found.files) python_like += f.kind != FileKind::Cpp;

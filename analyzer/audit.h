@@ -29,6 +29,14 @@ class App;
 namespace gpulint::audit {
 
 /// Command-line options of `gpulint audit`.
+/// The C++ front end's entry point for audit: given the compile_commands.json found (if any),
+/// one analysis function for C++ files, or an empty function when it cannot analyse them
+/// (then C++ files are counted, not analysed, and the summary says so). Set in
+/// AuditOptions::cpp_front_end by the binary, which links the C++ front end (analyzer/cpp,
+/// library gpulint_cpp, which itself depends on this library); empty in builds without it.
+using CppFrontEndFactory = std::function<std::function<FileReport(const SourceFile&, const FileSettings&)>(
+    const std::optional<std::filesystem::path>& compile_commands)>;
+
 struct AuditOptions {
   std::vector<std::string> paths;              ///< default "."
   std::string html, json, markdown;            ///< report files to write ("" = none)
@@ -40,6 +48,8 @@ struct AuditOptions {
   /// --progress / --no-progress: force the progress bar on or off (default: on when stdout
   /// is a terminal).
   std::optional<bool> progress;
+  /// The C++ front end (see CppFrontEndFactory); empty: C++ files are counted, not analysed.
+  CppFrontEndFactory cpp_front_end;
 };
 
 /// One finding, with everything a report shows (no pointer into a source: sources are gone).
@@ -93,12 +103,6 @@ AuditCounts count_findings(const AuditResult& r);
 /// costs the summary and the reports quote.
 std::string measured_cost(std::string_view code);
 
-/// The C++ front end's entry point for audit: one analysis function for C++ files, or an
-/// empty function when this build has none (then C++ files are counted, not analysed, and the
-/// summary says so). `compile_commands`: the compile_commands.json found, if any. This is the
-/// only place audit knows about C++; the C++ front end is connected here.
-std::function<FileReport(const SourceFile&, const FileSettings&)> cpp_front_end(
-    const std::optional<std::filesystem::path>& compile_commands);
 
 /// The C++ translation units listed in `compile_commands` (absolute, lexically normal, sorted,
 /// without duplicates, existing files only). Throws std::runtime_error with the file name when

@@ -48,6 +48,9 @@ struct Diagnostic {
 struct SyntaxErrorNote {
   uint32_t offset = 0;  ///< byte offset of the first error node
   uint32_t error_count = 0;
+  /// What went wrong, when the front end knows better than "syntax error" (C++: clang's first
+  /// error, e.g. "'foo.h' file not found"); empty for Python.
+  std::string message;
 };
 
 }  // namespace gpulint

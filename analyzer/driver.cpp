@@ -17,8 +17,9 @@ namespace gpulint {
 std::string syntax_warning(const std::string& display, const SourceFile& source,
                            const SyntaxErrorNote& note) {
   LineCol lc = source.codepoint_position(note.offset);
-  return fmt::format("warning: {}:{}:{}: syntax error; analysed the code that parses", display,
-                     lc.line + 1, lc.column + 1);
+  return fmt::format("warning: {}:{}:{}: {}; analysed the code that parses", display,
+                     lc.line + 1, lc.column + 1,
+                     note.message.empty() ? std::string("syntax error") : note.message);
 }
 
 namespace {
@@ -56,6 +57,10 @@ void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
     return opt.analyze ? opt.analyze(s, task.settings) : analyze_python(s, task.settings);
   };
   FileReport report = analyze(*src);
+  if (report.error) {
+    out.error = fmt::format("error: {}: {}", out.display, *report.error);
+    return;
+  }
   out.syntax_error = report.syntax_error;
   if (report.syntax_error) {
     if (nb) {

@@ -148,8 +148,12 @@ FixResult fix_source(const SourceFile& source, const FileReport& initial, bool u
     r.fixed.clear();
     return r;
   }
-  uint32_t before = python_syntax_error_count(source.text());
-  uint32_t after = python_syntax_error_count(r.text);
+  // Python: tree-sitter's error count of both texts; C++: the compiler errors the front end
+  // reported for the original and for the fixed text.
+  auto cpp_errors = [](const FileReport& rep) { return rep.syntax_error ? rep.syntax_error->error_count : 0u; };
+  bool cpp = initial.language == Language::Cpp;
+  uint32_t before = cpp ? cpp_errors(initial) : python_syntax_error_count(source.text());
+  uint32_t after = cpp ? cpp_errors(r.report) : python_syntax_error_count(r.text);
   if (after > before) {
     r.error = fmt::format(
         "fixes would introduce a syntax error ({} parse error(s) before, {} after); "

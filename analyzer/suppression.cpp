@@ -151,4 +151,94 @@ uint32_t apply_python_suppressions(const SourceFile& source, const std::vector<C
   return static_cast<uint32_t>(before - diagnostics.size());
 }
 
+namespace {
+
+// One NOLINT directive found in a C++ comment.
+struct Nolint {
+  bool next_line = false;          ///< NOLINTNEXTLINE
+  bool all = false;                ///< no code list, or `(*)`
+  std::vector<std::string> codes;  ///< upper case
+};
+
+// Reads every `NOLINT` / `NOLINTNEXTLINE` directive of one comment (clang-tidy's spelling:
+// upper case, an optional `(CODE, CODE)` list right after the word).
+std::vector<Nolint> parse_nolint(std::string_view comment) {
+  std::vector<Nolint> out;
+  for (std::size_t at = comment.find("NOLINT"); at != std::string_view::npos;
+       at = comment.find("NOLINT", at + 1)) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(comment[at - 1])) || comment[at - 1] == '_'))
+      continue;
+    Nolint n;
+    std::size_t k = at + 6;
+    if (comment.substr(k, 8) == "NEXTLINE") {
+      n.next_line = true;
+      k += 8;
+    } else if (comment.substr(k, 5) == "BEGIN" || comment.substr(k, 3) == "END") {
+      continue;  // NOLINTBEGIN/END ranges are not supported: not a directive here
+    }
+    if (k < comment.size() && (std::isalnum(static_cast<unsigned char>(comment[k])) || comment[k] == '_'))
+      continue;
+    if (k < comment.size() && comment[k] == '(') {
+      std::size_t close = comment.find(')', k);
+      if (close == std::string_view::npos) continue;
+      std::string_view list = comment.substr(k + 1, close - k - 1);
+      if (list.find('*') != std::string_view::npos) {
+        n.all = true;
+      } else {
+        // clang-tidy lists check names; gpulint reads rule codes among them and ignores the rest.
+        std::size_t i = 0;
+        while (i < list.size()) {
+          std::size_t comma = list.find(',', i);
+          std::string_view item = list.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i);
+          auto codes = read_codes(item);
+          if (codes.size() == 1) n.codes.push_back(codes.front());
+          if (comma == std::string_view::npos) break;
+          i = comma + 1;
+        }
+        if (n.codes.empty()) continue;  // only other tools' checks: nothing of ours
+      }
+    } else {
+      n.all = true;
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+}  // namespace
+
+uint32_t apply_cpp_suppressions(const SourceFile& source, const std::vector<Comment>& comments,
+                                std::vector<Diagnostic>& diagnostics) {
+  if (diagnostics.empty()) return 0;
+  const std::string_view text = source.text();
+  std::unordered_map<uint32_t, LineSuppression> lines;
+  for (const Comment& c : comments) {
+    if (c.start >= text.size() || c.end <= c.start) continue;
+    std::string_view body = text.substr(c.start, std::min<std::size_t>(c.end, text.size()) - c.start);
+    for (const Nolint& n : parse_nolint(body)) {
+      // NOLINT applies to the line the comment starts on (a trailing comment); NOLINTNEXTLINE
+      // to the line after the one the comment ends on.
+      uint32_t line = n.next_line ? source.line_of(c.end > c.start ? c.end - 1 : c.end) + 1
+                                  : source.line_of(c.start);
+      LineSuppression& s = lines[line];
+      if (n.all)
+        s.all = true;
+      else
+        s.codes.insert(s.codes.end(), n.codes.begin(), n.codes.end());
+    }
+  }
+  if (lines.empty()) return 0;
+  auto suppressed = [&](const Diagnostic& d) {
+    auto it = lines.find(source.line_of(d.start));
+    if (it == lines.end()) return false;
+    std::string code = upper(d.code);
+    return it->second.all ||
+           std::find(it->second.codes.begin(), it->second.codes.end(), code) != it->second.codes.end();
+  };
+  auto before = diagnostics.size();
+  diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(), suppressed),
+                    diagnostics.end());
+  return static_cast<uint32_t>(before - diagnostics.size());
+}
+
 }  // namespace gpulint

@@ -12,7 +12,7 @@ namespace {
 constexpr RuleInfo kInfo{
     "DEV001", "model-not-on-gpu",
     "A script that means to train on the GPU never moves its model there",
-    Severity::Warning, true, false, FixSafety::Unsafe,
+    Severity::Warning, true, true, FixSafety::Unsafe,
     R"md(## What it does
 Finds models (the modules whose parameters an optimizer updates) that are never moved with
 `.to(device)` / `.cuda()` in a script that trains (`backward()`, `optimizer.step()`) and
@@ -41,7 +41,8 @@ of the model sits in a loop over a DataLoader whose batches gpulint follows, and
 tensor that reaches the model or the loss can be moved. The fix then appends `.to(device)` to
 the model's creation and moves those batches (`x` -> `x.to(device)`); moving the model alone
 would make PyTorch raise "Expected all tensors to be on the same device". It is unsafe because
-other tensors the step builds (masks, targets created on the CPU) may also need moving. Not
+other tensors the step builds (masks, targets created on the CPU) may also need moving. The
+fix is built for Python; in C++ (LibTorch) the rule reports without a fix. Not
 reported when a framework places the model: PyTorch Lightning, Fabric,
 Accelerate, Hugging Face `Trainer`, `torch.set_default_device`, `with torch.device(...)`,
 `device_map=`, or when the model is handed to code gpulint cannot see.

@@ -12,7 +12,7 @@ namespace {
 constexpr RuleInfo kInfo{
     "DEV002", "batch-not-on-device",
     "A batch from the DataLoader reaches a model on the GPU (or its loss) while still on the CPU",
-    Severity::Error, true, false, FixSafety::Unsafe,
+    Severity::Error, true, true, FixSafety::Unsafe,
     R"md(## What it does
 Follows the tensors a training loop takes from a `DataLoader` (tuple targets, `batch[...]`,
 dict batches, helper functions in the same file) and reports the first place where one

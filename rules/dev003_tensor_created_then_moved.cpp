@@ -12,7 +12,7 @@ namespace {
 constexpr RuleInfo kInfo{
     "DEV003", "tensor-created-then-moved",
     "A tensor created on the CPU inside a loop and then copied to the GPU",
-    Severity::Warning, true, false, FixSafety::Unsafe,
+    Severity::Warning, true, true, FixSafety::Unsafe,
     R"md(## What it does
 Finds tensor factory calls without `device=` that are moved to a CUDA device right away
 (`torch.zeros(n).cuda()`, `torch.tensor(x).to(device)`) inside a loop.

@@ -10,12 +10,18 @@ namespace {
 constexpr RuleInfo kInfo{
     "DL001", "dataloader-no-workers",
     "DataLoader without worker processes: batches are loaded in the training process while the GPU waits",
-    Severity::Warning, true, false, FixSafety::Unsafe,
+    Severity::Warning, true, true, FixSafety::Unsafe,
     R"md(## What it does
 Finds data loaders whose `num_workers` is absent or evaluates to `0`: a
 `torch.utils.data.DataLoader(...)` (through any import alias, positional argument 5,
 `**kwargs` dicts, module constants or `argparse` defaults), or a Hugging Face
 `TrainingArguments(...)` without `dataloader_num_workers` (its default is 0 too).
+
+C++ (LibTorch): `torch::data::make_data_loader(dataset, options)` whose
+`torch::data::DataLoaderOptions` has `workers` unset or 0 — a bare batch size
+(`make_data_loader(std::move(ds), 64)`: 64 converts to options with a batch size only), the
+default options, a chain without `.workers(n)`, or options built in a variable first. The fix
+(unsafe) writes `.workers(4)` (option `dataloader-num-workers`) into the options expression.
 
 ## Why is this bad
 With `num_workers=0` (PyTorch's default) every batch is read, decoded and collated in the
@@ -56,6 +62,8 @@ class Dl001 final : public Rule {
       std::string what = l.kind == LoaderSite::Kind::HfTrainingArguments ? "`TrainingArguments`"
                                                                           : "`DataLoader`";
       std::string msg = what + " has no worker processes (`num_workers` is 0): every batch is loaded in the training process while the GPU waits";
+      if (l.kind == LoaderSite::Kind::LibTorchDataLoader)
+        msg = "`make_data_loader` has no worker threads (`DataLoaderOptions::workers` is 0): every batch is loaded in the training thread while the GPU waits";
       auto d = make_diagnostic(kInfo, l.callee, msg);
       if (l.dataset_small_in_memory) {
         d.severity = Severity::Info;
@@ -78,6 +86,7 @@ class Dl001 final : public Rule {
           Fix f;
           f.applicability = Applicability::Unsafe;
           f.message = "Set `" + name + "=" + value + "`" + (args.size() > 1 ? " and `persistent_workers=True`" : "");
+          if (l.kind == LoaderSite::Kind::LibTorchDataLoader) f.message = "Set `.workers(" + value + ")`";
           f.edits = std::move(edits);
           d.fix = std::move(f);
         }

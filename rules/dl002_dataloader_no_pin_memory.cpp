@@ -18,6 +18,10 @@ Finds `torch.utils.data.DataLoader(...)` calls without `pin_memory=True` (absent
 `False` through `**kwargs`) whose batches the training loop copies to a CUDA device
 (`.to(device)` / `.cuda()` where the device is CUDA).
 
+Python only: LibTorch's `torch::data::DataLoaderOptions` (C++) has no pin-memory option
+(its fields are batch_size, workers, max_jobs, timeout, enforce_ordering and drop_last), so
+there is nothing for a C++ program to set and gpulint does not run this rule on C++ files.
+
 ## Why is this bad
 A host-to-device copy from ordinary (pageable) memory is staged through a pinned buffer by the
 driver: it runs at a fraction of the bus speed and `non_blocking=True` cannot overlap it with

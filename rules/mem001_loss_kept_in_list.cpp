@@ -12,7 +12,7 @@ namespace {
 constexpr RuleInfo kInfo{
     "MEM001", "loss-kept-in-list",
     "A loss or output still attached to the autograd graph is kept across loop iterations",
-    Severity::Warning, true, false, FixSafety::Safe,
+    Severity::Warning, true, true, FixSafety::Safe,
     R"md(## What it does
 Finds training loops (loops that call `backward()`) that keep a graph-attached tensor — a
 loss, a model output, arithmetic on them — in something that outlives the iteration:

@@ -180,10 +180,19 @@ TEST(Cli, RuleAndRules) {
   EXPECT_EQ(run_gpulint("rules --format html", d.path()).exit_code, 2);
 }
 
-TEST(Cli, HiddenBuildPathIsAccepted) {
+TEST(Cli, BuildPathMustHoldCompileCommands) {
   TempDir d;
   d.write("train.py", testing::kCleanScript);
+#ifdef GPULINT_CPP
+  // -p names the C++ build directory: without compile_commands.json it is an error (exit 2).
+  auto missing = run_gpulint("check -p build train.py", d.path());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("build/compile_commands.json"));
+  d.write("build/compile_commands.json", "[]");
   EXPECT_EQ(run_gpulint("check -p build train.py", d.path()).exit_code, 0);
+#else
+  EXPECT_EQ(run_gpulint("check -p build train.py", d.path()).exit_code, 2);
+#endif
 }
 
 TEST(Cli, DeepNestingDoesNotCrash) {

@@ -12,7 +12,9 @@
 // binary or invalid UTF-8 file, a file that could not be fixed or written).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -35,6 +37,9 @@
 #include "analyzer/rule.h"
 #include "analyzer/lsp/server.h"
 #include "runtime_check/confirm.h"
+#ifdef GPULINT_CPP
+#include "analyzer/cpp/frontend.h"
+#endif
 
 namespace fs = std::filesystem;
 using namespace gpulint;
@@ -53,7 +58,7 @@ struct CheckArgs {
   bool exit_zero = false, quiet = false, force_exclude = false;
   std::string config;
   std::string stdin_filename;
-  std::string build_dir;  // -p: C++ (compile_commands.json directory); accepted, unused yet
+  std::string build_dir;  // -p: C++ (the directory holding compile_commands.json)
   unsigned threads = 0;
 };
 
@@ -146,6 +151,9 @@ int run_check(const CheckArgs& a) {
     DiscoveryOptions dopt;
     dopt.cwd = cwd;
     dopt.force_exclude = a.force_exclude;
+#ifdef GPULINT_CPP
+    for (const char* ext : {".cpp", ".cc", ".cxx", ".c++"}) dopt.extensions[ext] = FileKind::Cpp;
+#endif
     dopt.filter_for_dir = [&resolver](const fs::path& dir) -> const ExcludeFilter& {
       return resolver.filter_for_dir(dir);
     };
@@ -183,6 +191,32 @@ int run_check(const CheckArgs& a) {
   }
 
   DriverOptions dopt;
+#ifdef GPULINT_CPP
+  // C++ translation units go to the Clang front end (opened only when there is one, or -p).
+  std::unique_ptr<cpp::CppProject> cpp_project;
+  bool any_cpp = std::any_of(tasks.begin(), tasks.end(),
+                             [](const FileTask& t) { return cpp::is_cpp_path(t.path); });
+  if (any_cpp || !a.build_dir.empty()) {
+    cpp::CppOptions copt;
+    copt.build_dir = a.build_dir;
+    if (a.quiet) copt.note = [](const std::string&) {};
+    std::string err;
+    cpp_project = cpp::CppProject::open(copt, &err);
+    if (!cpp_project) {
+      std::cerr << "error: " << err << "\n";
+      return kExitError;
+    }
+    cpp::CppProject* project = cpp_project.get();
+    dopt.analyze = [project](const SourceFile& s, const FileSettings& st) {
+      return cpp::is_cpp_path(s.path()) ? project->analyze(s, st) : analyze_python(s, st);
+    };
+  }
+#else
+  if (!a.build_dir.empty()) {
+    std::cerr << "error: -p: this gpulint was built without the C++ front end (GPULINT_CPP=OFF)\n";
+    return kExitError;
+  }
+#endif
   dopt.threads = a.threads;
   dopt.fix_mode = mode;
   dopt.unsafe_fixes = a.unsafe_fixes;
@@ -307,8 +341,9 @@ int main(int argc, char** argv) {
                   "Apply exclude settings and .gitignore to paths named on the command line too");
   check->add_option("--stdin-filename", a.stdin_filename,
                     "The name of the file read from standard input (config, excludes, messages)");
-  check->add_option("-p,--build-path", a.build_dir, "C++: compile_commands.json directory")
-      ->group("");  // reserved for the C++ front end; hidden until it exists
+  check->add_option("-p,--build-path", a.build_dir,
+                    "C++: the build directory holding compile_commands.json (default: the "
+                    "nearest one above each file, else -std=c++17 and LibTorch's include paths)");
 
   std::string rule_code;
   CLI::App* rule = app.add_subcommand("rule", "Print a rule's documentation");
@@ -325,6 +360,21 @@ int main(int argc, char** argv) {
 
   audit::AuditOptions audit_opts;
   CLI::App* audit_cmd = audit::add_audit_subcommand(app, audit_opts);
+#ifdef GPULINT_CPP
+  // audit's C++ files go to the Clang front end, with the compile_commands.json audit found.
+  audit_opts.cpp_front_end = [](const std::optional<fs::path>& compile_commands)
+      -> std::function<FileReport(const SourceFile&, const FileSettings&)> {
+    cpp::CppOptions copt;
+    if (compile_commands) copt.build_dir = compile_commands->parent_path().string();
+    std::string err;
+    std::shared_ptr<cpp::CppProject> project = cpp::CppProject::open(copt, &err);
+    if (!project) {
+      std::cerr << "warning: C++ files not analysed: " << err << "\n";
+      return {};
+    }
+    return [project](const SourceFile& s, const FileSettings& st) { return project->analyze(s, st); };
+  };
+#endif
 
   try {
     app.parse(argc, argv);

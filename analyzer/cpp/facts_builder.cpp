@@ -1,0 +1,864 @@
+// C++ facts from clang's AST. The matchers name declarations by their qualified names as clang
+// resolved them (through typedefs, `using`, namespace aliases and templates); nothing here
+// looks at how the user spelled a name.
+#include "analyzer/cpp/facts_builder.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/DeclCXX.h>
+#include <clang/AST/DeclTemplate.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/StmtCXX.h>
+#include <clang/ASTMatchers/ASTMatchFinder.h>
+#include <clang/ASTMatchers/ASTMatchers.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Tooling/Core/Replacement.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace gpulint::cpp {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+// ---------------------------------------------------------------------------------------------
+// Types and declarations, by their resolved qualified names.
+
+bool has_qualified_name(const NamedDecl* d, llvm::StringRef name) {
+  return d && d->getQualifiedNameAsString() == name;
+}
+
+// True when `rd` is `name` or has it among its (transitive) bases; template specializations
+// count by their template's name ("torch::nn::ModuleHolder").
+bool derives_from(const CXXRecordDecl* rd, llvm::StringRef name, int depth = 0) {
+  if (!rd || depth > 32) return false;
+  if (has_qualified_name(rd, name)) return true;
+  rd = rd->getDefinition();
+  if (!rd) return false;
+  for (const CXXBaseSpecifier& b : rd->bases())
+    if (derives_from(b.getType()->getAsCXXRecordDecl(), name, depth + 1)) return true;
+  return false;
+}
+
+const CXXRecordDecl* record_of(QualType t) {
+  if (t.isNull()) return nullptr;
+  t = t.getNonReferenceType();
+  if (t->isPointerType()) t = t->getPointeeType();
+  return t->getAsCXXRecordDecl();
+}
+
+bool is_tensor_type(QualType t) { return has_qualified_name(record_of(t), "at::Tensor"); }
+
+bool is_module_record(const CXXRecordDecl* rd) {
+  return derives_from(rd, "torch::nn::Module") || derives_from(rd, "torch::nn::ModuleHolder");
+}
+
+// The module class a model variable's type holds: `Net` (derived from torch::nn::Module),
+// `torch::nn::ModuleHolder<NetImpl>` (TORCH_MODULE), `std::shared_ptr<Net>`.
+bool is_model_type(QualType t) {
+  const CXXRecordDecl* rd = record_of(t);
+  if (!rd) return false;
+  if (is_module_record(rd)) return true;
+  if (auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(rd)) {
+    if ((has_qualified_name(spec, "std::shared_ptr") || has_qualified_name(spec, "std::unique_ptr")) &&
+        spec->getTemplateArgs().size() >= 1 &&
+        spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return is_module_record(spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl());
+  }
+  return false;
+}
+
+bool is_tensor_vector(QualType t) {
+  auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(record_of(t));
+  if (!spec || !has_qualified_name(spec, "std::vector") || spec->getTemplateArgs().size() < 1) return false;
+  const TemplateArgument& a = spec->getTemplateArgs()[0];
+  return a.getKind() == TemplateArgument::Type && is_tensor_type(a.getAsType());
+}
+
+bool is_loss_name(llvm::StringRef n) {
+  return n.contains("loss") || n.contains("cross_entropy");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expressions.
+
+// Skips what the compiler added around an expression: implicit casts, temporaries, cleanups,
+// parentheses and copy/move constructions.
+const Expr* strip(const Expr* e) {
+  for (int i = 0; e && i < 64; ++i) {
+    const Expr* n = e->IgnoreImplicit()->IgnoreParens();
+    if (auto* c = dyn_cast<CXXConstructExpr>(n)) {
+      if (!isa<CXXTemporaryObjectExpr>(c) && c->getNumArgs() >= 1 && c->getConstructor() &&
+          c->getConstructor()->isCopyOrMoveConstructor()) {
+        n = c->getArg(0);
+      }
+    }
+    if (auto* call = dyn_cast<CallExpr>(n)) {
+      // std::move(x) is x.
+      if (auto* fd = call->getDirectCallee(); fd && call->getNumArgs() == 1 &&
+          (has_qualified_name(fd, "std::move") || has_qualified_name(fd, "std::forward")))
+        n = call->getArg(0);
+    }
+    if (n == e) return e;
+    e = n;
+  }
+  return e;
+}
+
+const CXXMethodDecl* method_of(const Expr* e) {
+  if (auto* mc = dyn_cast_or_null<CXXMemberCallExpr>(e)) return mc->getMethodDecl();
+  return nullptr;
+}
+
+bool method_named(const CXXMethodDecl* m, llvm::StringRef name) {
+  return m && m->getDeclName().isIdentifier() && m->getName() == name;
+}
+
+// The variable an expression designates through `*p`, `p->`, `p.get()` and copies.
+const VarDecl* root_var(const Expr* e) {
+  for (int i = 0; e && i < 32; ++i) {
+    e = strip(e);
+    if (auto* d = dyn_cast<DeclRefExpr>(e)) return dyn_cast<VarDecl>(d->getDecl());
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
+      if ((op->getOperator() == OO_Arrow || op->getOperator() == OO_Star) && op->getNumArgs() >= 1) {
+        e = op->getArg(0);
+        continue;
+      }
+      return nullptr;
+    }
+    if (auto* u = dyn_cast<UnaryOperator>(e)) {
+      if (u->getOpcode() == UO_Deref || u->getOpcode() == UO_AddrOf) {
+        e = u->getSubExpr();
+        continue;
+      }
+      return nullptr;
+    }
+    if (auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
+      if (method_named(mc->getMethodDecl(), "get") || method_named(mc->getMethodDecl(), "ptr")) {
+        e = mc->getImplicitObjectArgument();
+        continue;
+      }
+      return nullptr;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+// The object a member call or an overloaded member operator is called on.
+const Expr* object_of(const Expr* call) {
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) return mc->getImplicitObjectArgument();
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(call))
+    if (op->getNumArgs() >= 1 && isa_and_nonnull<CXXMethodDecl>(op->getDirectCallee())) return op->getArg(0);
+  return nullptr;
+}
+
+// A call of a module: `model->forward(x)`, `model(x)` (ModuleHolder::operator()), `net.forward(x)`.
+bool is_module_call(const Expr* e) {
+  e = strip(e);
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
+    const CXXMethodDecl* m = mc->getMethodDecl();
+    return method_named(m, "forward") && is_module_record(m->getParent());
+  }
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
+    if (op->getOperator() != OO_Call) return false;
+    auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee());
+    return m && is_module_record(m->getParent());
+  }
+  return false;
+}
+
+// The module class a module call runs (the holder's Impl for ModuleHolder<Impl>).
+const CXXRecordDecl* called_module_class(const Expr* e) {
+  e = strip(e);
+  const CXXRecordDecl* rd = nullptr;
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(e)) rd = mc->getMethodDecl()->getParent();
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(e))
+    if (auto* m = dyn_cast_or_null<CXXMethodDecl>(op->getDirectCallee())) rd = m->getParent();
+  if (auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(rd))
+    if (has_qualified_name(spec, "torch::nn::ModuleHolder") && spec->getTemplateArgs().size() >= 1 &&
+        spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  if (rd && rd->getDefinition()) {
+    for (const CXXBaseSpecifier& b : rd->getDefinition()->bases()) {
+      auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(b.getType()->getAsCXXRecordDecl());
+      if (spec && has_qualified_name(spec, "torch::nn::ModuleHolder") && spec->getTemplateArgs().size() >= 1 &&
+          spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+        return spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+    }
+  }
+  return rd;
+}
+
+bool is_loss_module_call(const Expr* e) {
+  if (!is_module_call(e)) return false;
+  const CXXRecordDecl* rd = called_module_class(e);
+  return rd && rd->getDeclName().isIdentifier() && rd->getName().endswith("LossImpl");
+}
+
+// A call of a LibTorch loss function (torch::nll_loss, torch::nn::functional::cross_entropy, …).
+bool is_loss_function_call(const Expr* e) {
+  auto* call = dyn_cast<CallExpr>(strip(e));
+  if (!call || isa<CXXMemberCallExpr>(call) || isa<CXXOperatorCallExpr>(call)) return false;
+  const FunctionDecl* fd = call->getDirectCallee();
+  if (!fd || !fd->getDeclName().isIdentifier()) return false;
+  std::string q = fd->getQualifiedNameAsString();
+  bool torch_ns = llvm::StringRef(q).startswith("torch::") || llvm::StringRef(q).startswith("at::");
+  return torch_ns && is_loss_name(fd->getName());
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class Builder {
+ public:
+  explicit Builder(ASTContext& ctx) : ctx_(ctx), sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()) {}
+
+  FileFacts run();
+
+ private:
+  // Byte offset of `loc` in the main file (macro arguments: where they are written).
+  std::optional<uint32_t> offset(SourceLocation loc) const {
+    if (loc.isInvalid()) return std::nullopt;
+    loc = sm_.getFileLoc(loc);
+    if (!sm_.isWrittenInMainFile(loc)) return std::nullopt;
+    return sm_.getFileOffset(loc);
+  }
+  std::optional<uint32_t> end_offset(SourceLocation loc) const {
+    if (loc.isInvalid()) return std::nullopt;
+    loc = sm_.getFileLoc(loc);
+    SourceLocation end = Lexer::getLocForEndOfToken(loc, 0, sm_, lo_);
+    if (end.isInvalid()) return std::nullopt;
+    return offset(end);
+  }
+  std::optional<Range> range(SourceRange r) const {
+    auto b = offset(r.getBegin());
+    auto e = end_offset(r.getEnd());
+    if (!b || !e || *e < *b) return std::nullopt;
+    return Range{*b, *e};
+  }
+  std::string text(Range r) const {
+    llvm::StringRef buf = sm_.getBufferData(sm_.getMainFileID());
+    if (r.end > buf.size() || r.start > r.end) return {};
+    return buf.substr(r.start, r.end - r.start).str();
+  }
+  // An edit, made as a clang Replacement on the main file.
+  std::optional<Edit> edit(uint32_t start, uint32_t end, std::string content) const {
+    SourceLocation b = sm_.getComposedLoc(sm_.getMainFileID(), start);
+    SourceLocation e = sm_.getComposedLoc(sm_.getMainFileID(), end);
+    tooling::Replacement r(sm_, CharSourceRange::getCharRange(b, e), content, lo_);
+    if (!r.isApplicable()) return std::nullopt;
+    return Edit{static_cast<uint32_t>(r.getOffset()), static_cast<uint32_t>(r.getOffset() + r.getLength()),
+                r.getReplacementText().str()};
+  }
+
+  // Parent that may be a declaration (VarDecl initializer → DeclStmt).
+  const Stmt* parent_through_decls(const Stmt* s) {
+    auto ps = ctx_.getParents(*s);
+    if (ps.empty()) return nullptr;
+    if (auto* st = ps[0].get<Stmt>()) return st;
+    if (auto* vd = ps[0].get<VarDecl>()) {
+      auto pp = ctx_.getParents(*vd);
+      if (!pp.empty()) return pp[0].get<Stmt>();
+    }
+    return nullptr;
+  }
+  static bool is_loop(const Stmt* s) {
+    return isa<ForStmt>(s) || isa<CXXForRangeStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s);
+  }
+  const Stmt* enclosing_loop(const Stmt* s) {
+    for (int i = 0; s && i < 512; ++i) {
+      s = parent_through_decls(s);
+      if (s && is_loop(s)) return s;
+      if (s && isa<LambdaExpr>(s)) return nullptr;
+    }
+    return nullptr;
+  }
+  bool inside(const Decl* d, const Stmt* s) {
+    auto dr = range(d->getSourceRange());
+    auto sr = range(s->getSourceRange());
+    return dr && sr && dr->start >= sr->start && dr->end <= sr->end;
+  }
+  // Is `s` in the scope of a torch::NoGradGuard / c10::InferenceMode declared before it?
+  bool under_no_grad(const Stmt* s) {
+    const Stmt* child = s;
+    for (int i = 0; child && i < 512; ++i) {
+      const Stmt* p = parent_through_decls(child);
+      if (!p) return false;
+      if (auto* cs = dyn_cast<CompoundStmt>(p)) {
+        for (const Stmt* st : cs->body()) {
+          if (st == child) break;
+          if (auto* ds = dyn_cast<DeclStmt>(st))
+            for (const Decl* d : ds->decls())
+              if (auto* vd = dyn_cast<VarDecl>(d)) {
+                const CXXRecordDecl* rd = record_of(vd->getType());
+                if (derives_from(rd, "c10::NoGradGuard") || derives_from(rd, "c10::InferenceMode") ||
+                    derives_from(rd, "c10::AutoNonVariableTypeMode"))
+                  return true;
+              }
+        }
+      }
+      child = p;
+    }
+    return false;
+  }
+
+  // Does the value of `e` carry an autograd graph (a model output, a loss, arithmetic on them)?
+  bool attached(const Expr* e, int depth = 0);
+
+  void collect_training_signals();
+  void collect_loaders(FileFacts& f);
+  void collect_models(FileFacts& f);
+  void collect_unmoved_batches(FileFacts& f);
+  void collect_created_then_moved(FileFacts& f);
+  void collect_kept_tensors(FileFacts& f);
+
+  ASTContext& ctx_;
+  SourceManager& sm_;
+  const LangOptions& lo_;
+  std::map<const VarDecl*, std::vector<const Expr*>> assignments_;  // Tensor var = expr
+  std::set<const VarDecl*> visiting_;
+  // Models: variable → its `.to(arg)` argument text ("" for .cuda()), placed or not.
+  struct Model {
+    const VarDecl* var = nullptr;
+    bool placed = false;
+    bool escapes = false;          // passed to a function gpulint does not follow
+    std::optional<std::string> device_text;  // how it was placed, usable in a fix
+    const FunctionDecl* device_scope = nullptr;
+  };
+  std::map<const VarDecl*, Model> models_;
+  bool trains_ = false;
+  bool gpu_intent_ = false;
+};
+
+#define GPULINT_MATCH(M) match(traverse(TK_AsIs, findAll((M).bind("n"))), ctx_)
+
+template <typename T>
+std::vector<const T*> nodes(const llvm::SmallVector<BoundNodes, 1>& found) {
+  std::vector<const T*> out;
+  std::set<const T*> seen;
+  for (const BoundNodes& b : found)
+    if (auto* n = b.getNodeAs<T>("n"); n && seen.insert(n).second) out.push_back(n);
+  return out;
+}
+
+bool Builder::attached(const Expr* e, int depth) {
+  if (!e || depth > 24) return false;
+  e = strip(e);
+  if (is_module_call(e)) return !under_no_grad(e);
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
+    const CXXMethodDecl* m = mc->getMethodDecl();
+    if (!m || !is_tensor_type(mc->getType())) return false;
+    if (!has_qualified_name(m->getParent(), "at::Tensor")) return false;
+    if (m->getDeclName().isIdentifier()) {
+      llvm::StringRef n = m->getName();
+      if (n == "detach" || n == "detach_" || n == "item" || n == "data" || n == "clone_detached") return false;
+    }
+    if (attached(mc->getImplicitObjectArgument(), depth + 1)) return true;
+    for (const Expr* a : mc->arguments())
+      if (attached(a, depth + 1)) return true;
+    return false;
+  }
+  if (auto* call = dyn_cast<CallExpr>(e)) {
+    // Operators and free functions of LibTorch: attached when an operand is.
+    if (!is_tensor_type(call->getType())) return false;
+    const FunctionDecl* fd = call->getDirectCallee();
+    if (!fd) return false;
+    std::string q = fd->getQualifiedNameAsString();
+    llvm::StringRef qs(q);
+    if (!(qs.startswith("torch::") || qs.startswith("at::") || isa<CXXOperatorCallExpr>(call))) return false;
+    for (const Expr* a : call->arguments())
+      if (attached(a, depth + 1)) return true;
+    return false;
+  }
+  if (auto* bo = dyn_cast<BinaryOperator>(e))
+    return attached(bo->getLHS(), depth + 1) || attached(bo->getRHS(), depth + 1);
+  if (auto* co = dyn_cast<ConditionalOperator>(e))
+    return attached(co->getTrueExpr(), depth + 1) || attached(co->getFalseExpr(), depth + 1);
+  if (auto* d = dyn_cast<DeclRefExpr>(e)) {
+    auto* vd = dyn_cast<VarDecl>(d->getDecl());
+    if (!vd || !vd->hasLocalStorage() || isa<ParmVarDecl>(vd) || !is_tensor_type(vd->getType())) return false;
+    if (!visiting_.insert(vd).second) return false;
+    bool r = vd->getInit() && attached(vd->getInit(), depth + 1);
+    if (!r)
+      for (const Expr* rhs : assignments_[vd])
+        if (attached(rhs, depth + 1)) { r = true; break; }
+    visiting_.erase(vd);
+    return r;
+  }
+  return false;
+}
+
+void Builder::collect_training_signals() {
+  auto backward = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("backward"), ofClass(hasName("::at::Tensor"))))));
+  auto step = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("step"), ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer"))))));
+  auto free_backward = GPULINT_MATCH(callExpr(callee(functionDecl(hasName("::torch::autograd::backward")))));
+  trains_ = !backward.empty() || !step.empty() || !free_backward.empty();
+
+  auto cuda_const = GPULINT_MATCH(declRefExpr(to(varDecl(hasAnyName("::c10::kCUDA")))));
+  auto cuda_enum = GPULINT_MATCH(declRefExpr(to(enumConstantDecl(hasName("::c10::DeviceType::CUDA")))));
+  auto cuda_query = GPULINT_MATCH(callExpr(callee(functionDecl(hasAnyName("::torch::cuda::is_available", "::torch::cuda::device_count", "::torch::cuda::cudnn_is_available")))));
+  auto cuda_method = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("cuda"), anyOf(ofClass(hasName("::at::Tensor")), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
+  gpu_intent_ = !cuda_const.empty() || !cuda_enum.empty() || !cuda_query.empty() || !cuda_method.empty();
+  if (!gpu_intent_) {
+    // torch::Device device("cuda:0")
+    for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(hasName("::c10::Device"))))))))
+      for (const Expr* a : c->arguments())
+        if (auto* sl = dyn_cast<StringLiteral>(strip(a)->IgnoreImplicit()))
+          if (sl->getCharByteWidth() == 1 && sl->getString().startswith("cuda")) gpu_intent_ = true;
+  }
+
+  // Tensor variables assigned after their declaration: `loss = criterion(out, y);`
+  for (const CXXOperatorCallExpr* op : nodes<CXXOperatorCallExpr>(GPULINT_MATCH(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringParenImpCasts(declRefExpr(to(varDecl(hasType(hasUnqualifiedDesugaredType(recordType(hasDeclaration(cxxRecordDecl(hasName("::at::Tensor")))))))))))))))
+    if (auto* vd = root_var(op->getArg(0)); vd && op->getNumArgs() == 2) assignments_[vd].push_back(op->getArg(1));
+}
+
+// DL001: torch::data::make_data_loader(dataset[, sampler], options), options a
+// torch::data::DataLoaderOptions however it was written.
+void Builder::collect_loaders(FileFacts& f) {
+  auto calls = nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(functionDecl(hasName("::torch::data::make_data_loader"))))));
+  std::set<uint32_t> seen_offsets;  // one site per written call (template instantiations repeat it)
+  for (const CallExpr* call : calls) {
+    auto callee_expr = strip(call->getCallee());
+    SourceRange callee_sr = callee_expr->getSourceRange();
+    if (auto* dre = dyn_cast<DeclRefExpr>(callee_expr))
+      callee_sr = SourceRange(dre->getBeginLoc(), dre->getNameInfo().getEndLoc());
+    auto callee_r = range(callee_sr);
+    auto call_r = range(call->getSourceRange());
+    if (!callee_r || !call_r || !seen_offsets.insert(callee_r->start).second) continue;
+
+    LoaderSite site;
+    site.kind = LoaderSite::Kind::LibTorchDataLoader;
+    site.call = *call_r;
+    site.callee = *callee_r;
+    site.pin_memory.alternatives = {Value::absent()};
+
+    const Expr* opt_arg = nullptr;
+    for (const Expr* a : call->arguments())
+      if (has_qualified_name(record_of(a->getType()), "torch::data::DataLoaderOptions")) opt_arg = a;
+    if (!opt_arg) {
+      site.num_workers = ArgumentFact{};  // unknown
+      f.loaders.push_back(std::move(site));
+      continue;
+    }
+
+    // How the fix sets the workers: replace a written value, or append `.workers(N)`.
+    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument };
+    FixKind fix = FixKind::None;
+    uint32_t fix_start = 0, fix_end = 0;
+    std::string wrapped;  // the converted argument's text (WrapConversion)
+
+    std::vector<Value> values;
+    bool unknown = false;
+    ValueOrigin origin = ValueOrigin::Absent;
+    Range written{};
+
+    auto eval = [&](const Expr* v) -> Value {
+      Expr::EvalResult r;
+      if (!v->isValueDependent() && v->EvaluateAsInt(r, ctx_)) return Value::integer(r.Val.getInt().getExtValue());
+      return Value::unknown();
+    };
+    // Reads a DataLoaderOptions expression: `64` (converted), `DataLoaderOptions()`,
+    // `DataLoaderOptions(64).workers(4)`, a variable (its initializer and later `.workers()`
+    // calls on it), a default argument.
+    std::function<void(const Expr*, bool, int)> read = [&](const Expr* e, bool outermost, int depth) {
+      if (depth > 32) { unknown = true; return; }
+      const Expr* s = e->IgnoreImplicit()->IgnoreParens();
+      if (auto* dflt = dyn_cast<CXXDefaultArgExpr>(s)) {
+        (void)dflt;
+        values.push_back(Value::absent());
+        if (auto rp = offset(call->getRParenLoc())) { fix = FixKind::AddArgument; fix_start = fix_end = *rp; }
+        return;
+      }
+      s = strip(s);
+      if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
+        const CXXMethodDecl* m = mc->getMethodDecl();
+        if (!m || !has_qualified_name(m->getParent(), "torch::data::DataLoaderOptions")) { unknown = true; return; }
+        if (method_named(m, "workers") && mc->getNumArgs() == 1) {
+          Value v = eval(mc->getArg(0));
+          if (v.kind == Value::Kind::Unknown) unknown = true;
+          values.push_back(v);
+          origin = ValueOrigin::Keyword;
+          if (auto r = range(mc->getArg(0)->getSourceRange())) {
+            written = *r;
+            fix = FixKind::ReplaceValue;
+            fix_start = r->start;
+            fix_end = r->end;
+          }
+          return;  // the last `.workers()` in a chain wins
+        }
+        if (outermost) {
+          if (auto r = range(mc->getSourceRange())) { fix = FixKind::AppendCall; fix_start = fix_end = r->end; }
+        }
+        read(mc->getImplicitObjectArgument(), false, depth + 1);
+        return;
+      }
+      if (auto* c = dyn_cast<CXXConstructExpr>(s)) {
+        if (!has_qualified_name(record_of(c->getType()), "torch::data::DataLoaderOptions")) { unknown = true; return; }
+        values.push_back(Value::absent());
+        if (!outermost) return;
+        if (isa<CXXTemporaryObjectExpr>(c) || c->getParenOrBraceRange().isValid()) {
+          if (auto r = range(c->getSourceRange())) { fix = FixKind::AppendCall; fix_start = fix_end = r->end; }
+        } else if (c->getNumArgs() == 1) {
+          // `make_data_loader(ds, 64)`: 64 converts to DataLoaderOptions(64).
+          if (auto r = range(c->getArg(0)->getSourceRange())) {
+            fix = FixKind::WrapConversion;
+            fix_start = r->start;
+            fix_end = r->end;
+            wrapped = text(*r);
+          }
+        }
+        return;
+      }
+      if (auto* fc = dyn_cast<CXXFunctionalCastExpr>(s)) {
+        // DataLoaderOptions(64) written as a functional cast.
+        values.push_back(Value::absent());
+        if (outermost)
+          if (auto r = range(fc->getSourceRange())) { fix = FixKind::AppendCall; fix_start = fix_end = r->end; }
+        return;
+      }
+      if (auto* d = dyn_cast<DeclRefExpr>(s)) {
+        auto* vd = dyn_cast<VarDecl>(d->getDecl());
+        if (!vd || !vd->hasLocalStorage() || isa<ParmVarDecl>(vd) || !vd->getInit()) { unknown = true; return; }
+        // Every other use of the variable must be a DataLoaderOptions setter call on it (or a
+        // copy into a loader): anything else may change it where gpulint does not look.
+        const FunctionDecl* fn = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
+        if (!fn || !fn->getBody()) { unknown = true; return; }
+        auto refs = nodes<DeclRefExpr>(match(findAll(declRefExpr(to(varDecl(equalsNode(vd)))).bind("n")), *fn->getBody(), ctx_));
+        auto setters = nodes<CXXMemberCallExpr>(match(findAll(cxxMemberCallExpr(on(ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(vd))))))).bind("n")), *fn->getBody(), ctx_));
+        std::size_t loader_uses = 0;
+        for (const CallExpr* other : calls)
+          for (const Expr* a : other->arguments())
+            if (root_var(a) == vd) ++loader_uses;
+        if (refs.size() != setters.size() + loader_uses) { unknown = true; return; }
+        bool had_workers = false;
+        for (const CXXMemberCallExpr* mc : setters) {
+          const CXXMethodDecl* m = mc->getMethodDecl();
+          if (!m || !has_qualified_name(m->getParent(), "torch::data::DataLoaderOptions")) { unknown = true; return; }
+          if (method_named(m, "workers") && mc->getNumArgs() == 1) {
+            Value v = eval(mc->getArg(0));
+            if (v.kind == Value::Kind::Unknown) unknown = true;
+            values.push_back(v);
+            had_workers = true;
+            origin = ValueOrigin::Other;
+          }
+        }
+        std::size_t before = values.size();
+        read(vd->getInit(), true, depth + 1);
+        if (had_workers && values.size() > before && values.back().kind == Value::Kind::Absent) values.pop_back();
+        if (had_workers) fix = FixKind::None;
+        if (fix == FixKind::WrapConversion) fix = FixKind::None;  // `DataLoaderOptions o = 64;`
+        return;
+      }
+      unknown = true;
+    };
+    read(opt_arg, true, 0);
+
+    if (unknown) {
+      site.num_workers = ArgumentFact{};
+    } else {
+      site.num_workers.alternatives = values;
+      site.num_workers.origin = origin;
+      site.num_workers.written = written;
+    }
+    if (fix != FixKind::None) {
+      std::optional<Edit> base;  // computed now: the AST is gone when the rule asks
+      std::string prefix, suffix;
+      switch (fix) {
+        case FixKind::ReplaceValue: suffix = ""; break;
+        case FixKind::AppendCall: prefix = ".workers("; suffix = ")"; break;
+        case FixKind::WrapConversion: prefix = "torch::data::DataLoaderOptions(" + wrapped + ").workers("; suffix = ")"; break;
+        case FixKind::AddArgument: prefix = ", torch::data::DataLoaderOptions().workers("; suffix = ")"; break;
+        case FixKind::None: break;
+      }
+      // Validate the range once as a clang Replacement; the rule supplies the value.
+      base = edit(fix_start, fix_end, prefix + "N" + suffix);
+      if (base) {
+        uint32_t s0 = base->start, e0 = base->end;
+        site.set_arguments = [s0, e0, prefix, suffix](const std::vector<std::pair<std::string, std::string>>& args) {
+          std::vector<Edit> out;
+          for (const auto& [name, value] : args)
+            if (name == "num_workers" || name == "workers") out.push_back(Edit{s0, e0, prefix + value + suffix});
+          return out;
+        };
+      }
+    }
+    f.loaders.push_back(std::move(site));
+  }
+}
+
+// DEV001: variables holding a module whose parameters are trained (`x->parameters()` is
+// called), and whether `.to(...)` / `.cuda()` places them.
+void Builder::collect_models(FileFacts& f) {
+  auto params = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("parameters", "named_parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
+  for (const CXXMemberCallExpr* p : params) {
+    const VarDecl* vd = root_var(p->getImplicitObjectArgument());
+    if (!vd || isa<ParmVarDecl>(vd) || !is_model_type(vd->getType())) continue;
+    if (!offset(vd->getLocation())) continue;
+    models_[vd].var = vd;
+  }
+  if (models_.empty()) return;
+  auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
+  for (const CXXMemberCallExpr* mv : moves) {
+    const VarDecl* vd = root_var(mv->getImplicitObjectArgument());
+    auto it = models_.find(vd);
+    if (it == models_.end()) continue;
+    it->second.placed = true;
+    if (method_named(mv->getMethodDecl(), "cuda")) {
+      it->second.device_text = "torch::kCUDA";
+    } else if (mv->getNumArgs() >= 1) {
+      const Expr* a = strip(mv->getArg(0));
+      if (auto* d = dyn_cast<DeclRefExpr>(a))
+        if (auto* dv = dyn_cast<VarDecl>(d->getDecl()))
+          if (auto r = range(a->getSourceRange())) {
+            it->second.device_text = text(*r);
+            it->second.device_scope = dyn_cast_or_null<FunctionDecl>(dv->getParentFunctionOrMethod());
+          }
+    }
+  }
+  // A model handed to a function of this program may be placed there: not decided, silent.
+  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(functionDecl(isDefinition())))))) {
+    const FunctionDecl* fd = c->getDirectCallee();
+    if (!fd || !offset(fd->getLocation())) continue;  // only functions written in this file (or unknown)
+    for (const Expr* a : c->arguments())
+      if (auto it = models_.find(root_var(a)); it != models_.end()) it->second.escapes = true;
+  }
+  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(functionDecl(unless(isDefinition()))))))) {
+    const FunctionDecl* fd = c->getDirectCallee();
+    if (!fd || fd->hasBody() || !offset(fd->getLocation())) continue;
+    for (const Expr* a : c->arguments())
+      if (auto it = models_.find(root_var(a)); it != models_.end()) it->second.escapes = true;
+  }
+  for (auto& [vd, m] : models_) {
+    auto r = range(SourceRange(vd->getLocation(), vd->getLocation()));
+    if (!r) continue;
+    ModelFact mf;
+    mf.binding = *r;
+    mf.name = vd->getNameAsString();
+    mf.placed = m.placed || m.escapes;
+    f.models.push_back(std::move(mf));
+  }
+}
+
+// DEV002: `for (auto& batch : *loader)` whose `batch.data` / `batch.target` reach a model placed
+// on the GPU (or its loss) without `.to(device)`.
+void Builder::collect_unmoved_batches(FileFacts& f) {
+  if (!gpu_intent_) return;
+  auto loops = nodes<CXXForRangeStmt>(GPULINT_MATCH(cxxForRangeStmt()));
+  std::set<uint32_t> seen;
+  for (const CXXForRangeStmt* loop : loops) {
+    const CXXRecordDecl* range_rd = record_of(loop->getRangeInit()->getType());
+    if (!derives_from(range_rd, "torch::data::DataLoaderBase")) continue;
+    const VarDecl* batch = loop->getLoopVariable();
+    if (!batch || !derives_from(record_of(batch->getType()), "torch::data::Example")) continue;
+    const Stmt* body = loop->getBody();
+    // The batch's fields as written: `batch.data`, unless immediately moved.
+    auto is_field = [&](const Expr* e) -> const MemberExpr* {
+      auto* me = dyn_cast<MemberExpr>(strip(e));
+      if (!me || root_var(me->getBase()) != batch) return nullptr;
+      auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+      if (!fd || !is_tensor_type(fd->getType())) return nullptr;
+      return me;
+    };
+    // Locals bound to an unmoved field and never reassigned.
+    std::set<const VarDecl*> unmoved_vars;
+    for (const VarDecl* vd : nodes<VarDecl>(match(stmt(forEachDescendant(varDecl(hasLocalStorage()).bind("n"))), *body, ctx_)))
+      if (vd->getInit() && is_tensor_type(vd->getType()) && is_field(vd->getInit()) && assignments_[vd].empty())
+        unmoved_vars.insert(vd);
+    auto unmoved = [&](const Expr* a) -> bool {
+      if (is_field(a)) return true;
+      const Expr* s = strip(a);
+      if (auto* d = dyn_cast<DeclRefExpr>(s))
+        if (auto* vd = dyn_cast<VarDecl>(d->getDecl())) return unmoved_vars.count(vd) > 0;
+      return false;
+    };
+    // Consumers: placed models, loss functions and loss modules.
+    std::vector<std::pair<const Expr*, const char*>> consumers;
+    const Model* model_used = nullptr;
+    for (const Expr* e : nodes<Expr>(match(findAll(expr(anyOf(cxxMemberCallExpr(), cxxOperatorCallExpr(), callExpr())).bind("n")), *body, ctx_))) {
+      if (is_loss_module_call(e) || is_loss_function_call(e)) {
+        consumers.push_back({e, "loss"});
+      } else if (is_module_call(e)) {
+        const Expr* obj = object_of(strip(e));
+        auto it = models_.find(root_var(obj));
+        if (it == models_.end() || !it->second.placed) continue;
+        model_used = &it->second;
+        consumers.push_back({e, "model"});
+      }
+    }
+    if (!model_used) continue;  // no model on the GPU in this loop
+    for (auto [e, kind] : consumers) {
+      auto* call = dyn_cast<CallExpr>(strip(e));
+      if (!call) continue;
+      unsigned first = isa<CXXOperatorCallExpr>(call) ? 1 : 0;
+      for (unsigned i = first; i < call->getNumArgs(); ++i) {
+        const Expr* a = call->getArg(i);
+        if (!unmoved(a)) continue;
+        auto r = range(strip(a)->getSourceRange());
+        if (!r || !seen.insert(r->start).second) continue;
+        UnmovedBatchUse u;
+        u.argument = *r;
+        u.variable = text(*r);
+        u.consumer = kind;
+        // The fix uses the model's own device expression, when it is visible here.
+        const Model& m = *model_used;
+        const FunctionDecl* here = nullptr;
+        {
+          // the function holding the loop
+          const Stmt* s = loop;
+          for (int k = 0; s && k < 512; ++k) {
+            auto ps = ctx_.getParents(*s);
+            if (ps.empty()) break;
+            if (auto* fd = ps[0].get<FunctionDecl>()) { here = fd; break; }
+            s = ps[0].get<Stmt>();
+            if (!s) {
+              if (auto* vd = ps[0].get<VarDecl>()) {
+                auto pp = ctx_.getParents(*vd);
+                s = pp.empty() ? nullptr : pp[0].get<Stmt>();
+              }
+            }
+          }
+        }
+        if (m.device_text && (m.device_text == std::string("torch::kCUDA") || m.device_scope == nullptr || m.device_scope == here)) {
+          if (auto ed = edit(r->end, r->end, ".to(" + *m.device_text + ")")) u.fix.push_back(*ed);
+        }
+        f.unmoved_batches.push_back(std::move(u));
+      }
+    }
+  }
+}
+
+// DEV003: `torch::zeros(...).to(device)` / `.cuda()` inside a loop.
+void Builder::collect_created_then_moved(FileFacts& f) {
+  auto factory = callExpr(callee(functionDecl(hasAnyName(
+      "::torch::zeros", "::torch::ones", "::torch::empty", "::torch::full", "::torch::rand",
+      "::torch::randn", "::torch::randint", "::torch::randperm", "::torch::arange", "::torch::linspace",
+      "::torch::eye", "::torch::tensor", "::torch::from_blob"))));
+  auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(hasName("::at::Tensor")))),
+      on(ignoringImplicit(ignoringParens(factory.bind("factory")))))));
+  std::set<uint32_t> seen;
+  for (const CXXMemberCallExpr* mv : moves) {
+    auto* fcall = dyn_cast<CallExpr>(strip(mv->getImplicitObjectArgument()));
+    if (!fcall || !fcall->getDirectCallee()) continue;
+    if (!enclosing_loop(mv)) continue;
+    bool cuda = method_named(mv->getMethodDecl(), "cuda");
+    std::string device;
+    if (!cuda) {
+      if (mv->getNumArgs() < 1) continue;
+      const Expr* a = mv->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      // Only a device argument (torch::Device / DeviceType), not a dtype or TensorOptions.
+      const Expr* inner = a;
+      if (auto* c = dyn_cast<CXXConstructExpr>(a); c && c->getNumArgs() >= 1 && !isa<CXXTemporaryObjectExpr>(c))
+        inner = c->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      QualType t = inner->getType();
+      bool is_device = has_qualified_name(record_of(t), "c10::Device");
+      if (auto* et = t->getAs<EnumType>()) is_device = has_qualified_name(et->getDecl(), "c10::DeviceType");
+      if (!is_device) continue;
+      if (auto* d = dyn_cast<DeclRefExpr>(strip(inner)))
+        if (has_qualified_name(d->getDecl(), "c10::kCPU")) continue;
+      auto r = range(inner->getSourceRange());
+      if (!r) continue;
+      device = text(*r);
+    } else {
+      device = "torch::kCUDA";
+    }
+    auto whole = range(mv->getSourceRange());
+    auto fr = range(fcall->getSourceRange());
+    if (!whole || !fr || !seen.insert(whole->start).second) continue;
+    CreatedThenMoved c;
+    c.expression = *whole;
+    c.factory = fcall->getDirectCallee()->getQualifiedNameAsString();
+    // Fix: pass the device to the factory when its TensorOptions parameter is defaulted.
+    const FunctionDecl* fd = fcall->getDirectCallee();
+    if (fcall->getNumArgs() >= 1 && fd->getNumParams() == fcall->getNumArgs() &&
+        isa<CXXDefaultArgExpr>(fcall->getArg(fcall->getNumArgs() - 1)) &&
+        has_qualified_name(record_of(fd->getParamDecl(fd->getNumParams() - 1)->getType()), "c10::TensorOptions")) {
+      auto rp = offset(fcall->getRParenLoc());
+      if (rp) {
+        auto add = edit(*rp, *rp, ", torch::TensorOptions().device(" + device + ")");
+        auto del = edit(fr->end, whole->end, "");
+        if (add && del) c.fix = {*add, *del};
+      }
+    }
+    f.created_then_moved.push_back(std::move(c));
+  }
+}
+
+// MEM001: `losses.push_back(loss)` / `emplace_back` into a std::vector<at::Tensor>, or
+// `total += loss` into an at::Tensor, declared outside the loop, with a graph-attached value.
+void Builder::collect_kept_tensors(FileFacts& f) {
+  auto appends = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(
+      hasAnyName("push_back", "emplace_back"), ofClass(hasName("::std::vector")))))));
+  auto augments = nodes<CXXOperatorCallExpr>(GPULINT_MATCH(cxxOperatorCallExpr(hasAnyOverloadedOperatorName("+=", "-="),
+      callee(cxxMethodDecl(ofClass(hasName("::at::Tensor")))))));
+  std::set<uint32_t> seen;
+  auto consider = [&](const Expr* stmt, const Expr* container, const Expr* kept, KeptGraphTensor::How how) {
+    const VarDecl* cv = root_var(container);
+    if (!cv) return;
+    const Stmt* loop = enclosing_loop(stmt);
+    if (!loop || inside(cv, loop)) return;
+    if (!attached(kept)) return;
+    auto sr = range(stmt->getSourceRange());
+    auto kr = range(strip(kept)->getSourceRange());
+    if (!sr || !kr || !seen.insert(sr->start).second) return;
+    KeptGraphTensor k;
+    k.statement = *sr;
+    k.kept = *kr;
+    k.container = cv->getNameAsString();
+    k.how = how;
+    const Expr* ks = strip(kept);
+    bool postfix_ok = isa<DeclRefExpr>(ks) || isa<MemberExpr>(ks) || isa<ParenExpr>(kept->IgnoreImplicit()) ||
+                      (isa<CallExpr>(ks) && !isa<CXXOperatorCallExpr>(ks)) ||
+                      (isa<CXXOperatorCallExpr>(ks) && (cast<CXXOperatorCallExpr>(ks)->getOperator() == OO_Call ||
+                                                        cast<CXXOperatorCallExpr>(ks)->getOperator() == OO_Subscript));
+    if (postfix_ok) {
+      if (auto e = edit(kr->end, kr->end, ".detach()")) k.fix = {*e};
+    } else {
+      auto a = edit(kr->start, kr->start, "(");
+      auto b = edit(kr->end, kr->end, ").detach()");
+      if (a && b) k.fix = {*a, *b};
+    }
+    f.kept_tensors.push_back(std::move(k));
+  };
+  for (const CXXMemberCallExpr* a : appends) {
+    if (!is_tensor_vector(a->getImplicitObjectArgument()->getType()) || a->getNumArgs() != 1) continue;
+    consider(a, a->getImplicitObjectArgument(), a->getArg(0), KeptGraphTensor::How::Append);
+  }
+  for (const CXXOperatorCallExpr* op : augments) {
+    if (op->getNumArgs() != 2) continue;
+    const VarDecl* cv = root_var(op->getArg(0));
+    if (!cv || !is_tensor_type(cv->getType())) continue;
+    consider(op, op->getArg(0), op->getArg(1), KeptGraphTensor::How::AugmentedAssign);
+  }
+}
+
+FileFacts Builder::run() {
+  FileFacts f;
+  f.language = Language::Cpp;
+  collect_training_signals();
+  f.trains = trains_;
+  f.gpu_intent = gpu_intent_;
+  f.trains_on_cuda = gpu_intent_;
+  collect_loaders(f);
+  collect_models(f);
+  collect_unmoved_batches(f);
+  collect_created_then_moved(f);
+  collect_kept_tensors(f);
+  return f;
+}
+
+}  // namespace
+
+FileFacts build_facts(clang::ASTContext& ctx) {
+  Builder b(ctx);
+  return b.run();
+}
+
+}  // namespace gpulint::cpp

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `gpulint check -p build src/` on a small CMake LibTorch project (find_package(Torch) from
+# Debian's libtorch-dev, CMAKE_EXPORT_COMPILE_COMMANDS=ON), then the C++ bad-input cases
+# through the CLI: a malformed compile_commands.json (exit 2, file named), a missing header
+# (analysed anyway, the include named), a file that is not C++.
+# Usage: bash tests/e2e/cpp_cmake_project.sh /path/to/gpulint
+set -euo pipefail
+GPULINT="$(realpath "$1")"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+if ! "$GPULINT" check --help | grep -q -- "--build-path"; then
+  echo "gpulint built without the C++ front end: skipped"; exit 0
+fi
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+export XDG_CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}"
+fail() { echo "FAIL: $*"; exit 1; }
+
+mkdir -p "$WORK/proj/src"
+cat > "$WORK/proj/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.18)
+project(mnist_cpp CXX)
+find_package(Torch REQUIRED)
+add_executable(mnist src/mnist.cpp)
+target_link_libraries(mnist PRIVATE ${TORCH_LIBRARIES})
+set_property(TARGET mnist PROPERTY CXX_STANDARD 17)
+CMAKE
+cp "$ROOT/fixtures/cpp/DL001/mnist_batch_size_only.cpp" "$WORK/proj/src/mnist.cpp"
+cmake -S "$WORK/proj" -B "$WORK/proj/build" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+test -f "$WORK/proj/build/compile_commands.json" || fail "no compile_commands.json"
+
+cd "$WORK/proj"
+set +e
+out="$("$GPULINT" check -p build src/ --output-format concise 2>"$WORK/err")"; rc=$?
+set -e
+echo "$out"; cat "$WORK/err"
+[ "$rc" = 1 ] || fail "expected exit 1 (findings), got $rc"
+echo "$out" | grep -q "src/mnist.cpp:27:.*DL001" || fail "DL001 not reported at src/mnist.cpp:27"
+grep -q "no compile_commands.json" "$WORK/err" && fail "fell back to default flags despite -p"
+[ "$(echo "$out" | grep -c 'DL001')" = 1 ] || fail "expected exactly one DL001"
+
+# The database is also found upward from the file when -p is not given (here: build/ is
+# not above src/, so copy it to the project root as many projects symlink it).
+cp build/compile_commands.json .
+set +e
+"$GPULINT" check src/mnist.cpp --output-format concise >"$WORK/out2" 2>"$WORK/err2"; rc=$?
+set -e
+[ "$rc" = 1 ] || { cat "$WORK/out2" "$WORK/err2"; fail "upward discovery: expected exit 1, got $rc"; }
+grep -q "no compile_commands.json" "$WORK/err2" && fail "upward discovery fell back to default flags"
+rm compile_commands.json
+
+# --fix --unsafe-fixes writes `.workers(4)` and the file still compiles with the project's flags.
+cp src/mnist.cpp "$WORK/mnist.orig"
+"$GPULINT" check -p build src/ --fix --unsafe-fixes --quiet >/dev/null 2>&1 || true
+grep -q "DataLoaderOptions(64).workers(4)" src/mnist.cpp || fail "--fix did not add workers"
+set +e
+"$GPULINT" check -p build src/ --quiet >/dev/null 2>&1; rc=$?
+set -e
+[ "$rc" = 0 ] || fail "after --fix: expected exit 0, got $rc"
+cp "$WORK/mnist.orig" src/mnist.cpp
+
+# Malformed compile_commands.json: exit 2, the file and the reason.
+mkdir -p "$WORK/bad"
+printf '[{"directory": "/tmp", "file": ' > "$WORK/bad/compile_commands.json"
+set +e
+"$GPULINT" check -p "$WORK/bad" src/ 2>"$WORK/err3" >/dev/null; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "malformed compile_commands.json: expected exit 2, got $rc"
+grep -q "$WORK/bad/compile_commands.json" "$WORK/err3" || { cat "$WORK/err3"; fail "error does not name the file"; }
+set +e
+"$GPULINT" check -p "$WORK/nonexistent" src/ 2>"$WORK/err4" >/dev/null; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "missing build dir: expected exit 2, got $rc"
+
+# A missing header: analysed anyway, the include named in one warning.
+mkdir -p "$WORK/loose"
+sed 's|#include <cstdio>|#include "helpers/missing.h"|' "$ROOT/fixtures/cpp/DL001/mnist_batch_size_only.cpp" > "$WORK/loose/train.cpp"
+set +e
+"$GPULINT" check "$WORK/loose/train.cpp" --output-format concise >"$WORK/out5" 2>"$WORK/err5"; rc=$?
+set -e
+cat "$WORK/out5" "$WORK/err5"
+[ "$rc" = 1 ] || fail "missing header: expected exit 1 (the DL001 still found), got $rc"
+grep -q "helpers/missing.h" "$WORK/err5" || fail "the failed include is not named"
+grep -q "no compile_commands.json" "$WORK/err5" || fail "the fallback flags are not announced"
+
+# Not C++: a warning, no crash, no findings.
+printf 'import torch\nprint(torch.zeros(3))\n' > "$WORK/loose/script.cpp"
+set +e
+"$GPULINT" check "$WORK/loose/script.cpp" >"$WORK/out6" 2>"$WORK/err6"; rc=$?
+set -e
+[ "$rc" = 0 ] || { cat "$WORK/out6" "$WORK/err6"; fail "not C++: expected exit 0, got $rc"; }
+grep -q "warning: .*script.cpp" "$WORK/err6" || fail "no warning for a file that is not C++"
+echo "OK"
