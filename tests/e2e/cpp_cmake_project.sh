@@ -38,6 +38,20 @@ echo "$out" | grep -q "src/mnist.cpp:27:.*DL001" || fail "DL001 not reported at 
 grep -q "no compile_commands.json" "$WORK/err" && fail "fell back to default flags despite -p"
 [ "$(echo "$out" | grep -c 'DL001')" = 1 ] || fail "expected exactly one DL001"
 
+# `gpulint audit` analyses the project's C++ through the same front end (its build/
+# compile_commands.json names the translation units).
+set +e
+"$GPULINT" audit . --json "$WORK/audit.json" --no-progress >"$WORK/audit.out" 2>"$WORK/audit.err"; rc=$?
+set -e
+[ "$rc" = 0 ] || { cat "$WORK/audit.out" "$WORK/audit.err"; fail "audit: expected exit 0, got $rc"; }
+grep -q "not analysed" "$WORK/audit.out" && { cat "$WORK/audit.out"; fail "audit did not analyse the C++ file"; }
+python3 - "$WORK/audit.json" <<'PY' || fail "audit JSON: expected one DL001 in src/mnist.cpp"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["code"] == "DL001"]
+assert len(f) == 1 and f[0]["path"].endswith("src/mnist.cpp") and f[0]["line"] == 27, f
+PY
+
 # The database is also found upward from the file when -p is not given (here: build/ is
 # not above src/, so copy it to the project root as many projects symlink it).
 cp build/compile_commands.json .
