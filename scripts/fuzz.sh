@@ -28,7 +28,7 @@ t0=$(date +%s)
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   CC=clang-16 CXX=clang++-16 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16 \
-    -DGPULINT_FUZZ=ON -DGPULINT_BUILD_TESTS=OFF -DGPULINT_BUILD_BENCH=OFF >/dev/null
+    -DGPULINT_FUZZ=ON -DGPULINT_CPP=OFF -DGPULINT_BUILD_TESTS=OFF -DGPULINT_BUILD_BENCH=OFF >/dev/null
 fi
 cmake --build "$build" --target gpulint_fuzz -j "$jobs"
 echo "fuzz: gpulint_fuzz built in $(($(date +%s) - t0)) s"
