@@ -18,7 +18,7 @@ def main():
         name, n = m.group(1), int(m.group(2))
         with open(path) as f:
             r = json.load(f)
-        if meta is None:
+        if meta is None or (meta["device"].get("device") != "cuda" and r["device"].get("device") == "cuda"):
             meta = {"gpulint": r["tool"]["version"], "device": r["device"],
                     "gpus": r["gpu_sampling"]["gpus"], "nvml": r["gpu_sampling"]["nvml"],
                     "machine": r["machine"], "options": r["options"]}
