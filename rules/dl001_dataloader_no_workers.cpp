@@ -43,8 +43,12 @@ Unsafe: workers are separate processes. The dataset must be picklable, code at m
 needs an `if __name__ == "__main__":` guard on platforms that spawn, and per-worker random
 seeds change. The fix writes `num_workers=min(8, os.cpu_count() or 1)` (option
 `dataloader-num-workers`) and `persistent_workers=True` when the loader is iterated once per
-epoch. Not reported when the dataset provably holds CUDA tensors (workers cannot use CUDA); a
-small in-memory `TensorDataset` is reported with a lower severity.
+epoch. Not reported when the dataset provably holds CUDA tensors (workers cannot use CUDA), is
+built with a `device=` argument that may be a GPU (it yields tensors there), or is an
+in-memory `TensorDataset` of CPU tensors: a batch is then a few indexing operations, and
+worker processes only add their inter-process copies — `gpulint confirm` measured such a
+loader 6–26% *slower* with workers on an H100 (fixtures/confirm/neg_tensordataset_cheap_items.py,
+bench/results/confirm-h100.md).
 
 ## Measured cost
 H100, ResNet-18, items costing 0.2–1 ms of CPU each, batch 64: 170–200 ms/step with
@@ -58,18 +62,13 @@ class Dl001 final : public Rule {
   void check(const FileFacts& facts, const RuleOptions& options, DiagnosticSink& out) const override {
     for (const auto& l : facts.loaders) {
       if (!l.num_workers.all_of([](const Value& v) { return absent_or_int(v, 0); })) continue;
-      if (l.dataset_on_cuda) continue;
+      if (l.dataset_on_cuda || l.dataset_small_in_memory) continue;
       std::string what = l.kind == LoaderSite::Kind::HfTrainingArguments ? "`TrainingArguments`"
                                                                           : "`DataLoader`";
       std::string msg = what + " has no worker processes (`num_workers` is 0): every batch is loaded in the training process while the GPU waits";
       if (l.kind == LoaderSite::Kind::LibTorchDataLoader)
         msg = "`make_data_loader` has no worker threads (`DataLoaderOptions::workers` is 0): every batch is loaded in the training thread while the GPU waits";
       auto d = make_diagnostic(kInfo, l.callee, msg);
-      if (l.dataset_small_in_memory) {
-        d.severity = Severity::Info;
-        d.confidence = Confidence::Low;
-        d.message += " (the dataset is an in-memory `TensorDataset`: workers gain little for cheap items)";
-      }
       if (l.set_arguments && editable(l.num_workers)) {
         std::string n = options.dataloader_num_workers;
         bool automatic = n == "auto";

@@ -551,9 +551,15 @@ namespace {
 
 const char* kDl001Script =
     "import torch\n"
-    "from torch.utils.data import DataLoader, TensorDataset\n"
+    "from torch.utils.data import DataLoader, Dataset\n"
     "\n"
-    "dataset = TensorDataset(torch.randn(512, 8), torch.randn(512, 1))\n"
+    "class Items(Dataset):\n"
+    "    def __len__(self):\n"
+    "        return 512\n"
+    "    def __getitem__(self, i):\n"
+    "        return torch.randn(8), torch.randn(1)\n"
+    "\n"
+    "dataset = Items()\n"
     "loader = DataLoader(dataset, batch_size=16, shuffle=True)\n"
     "model = torch.nn.Linear(8, 1)\n"
     "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"

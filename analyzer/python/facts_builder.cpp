@@ -147,6 +147,7 @@ class Builder {
     bool on_cuda = false;
     std::string device_text;         // ".to(<this>)" or empty with cuda_method
     bool cuda_method = false;        // placed with .cuda()
+    bool opaque = false;             // built by code gpulint cannot see (may place itself)
   };
   std::vector<ModelInfo> models_;
   std::optional<std::vector<std::pair<TSNode, std::vector<int>>>> loader_loops_;
@@ -200,6 +201,13 @@ class Builder {
   }
 
   // ---- models -----------------------------------------------------------------------
+  // A call gpulint cannot see into: an imported (non-builtin) callable, not a local one.
+  bool is_opaque_constructor(TSNode call, const Scope* s) const {
+    if (!is(call, "call")) return false;
+    auto q = m_.callee_name(call, s);
+    return q && !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
+  }
+
   bool is_module_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
     auto q = m_.callee_name(call, s);
@@ -342,7 +350,7 @@ class Builder {
       ModelFact f;
       f.binding = {start(mi.origin), end(mi.origin)};
       f.name = mi.names.empty() ? "model" : *mi.names.begin();
-      f.placed = mi.placed || managed_;
+      f.placed = mi.placed || managed_ || mi.opaque;
       facts_.models.push_back(f);
     }
   }
@@ -426,7 +434,14 @@ class Builder {
         if (!is_null(r) && is(r, "call")) { creation = r; continue; }
         break;
       }
-      if (!is_module_constructor(creation, o.scope)) continue;
+      bool opaque = false;
+      if (!is_module_constructor(creation, o.scope)) {
+        // Something this file cannot see into (`UNet3D()` from the project's own module,
+        // `torch.load(path)`, a factory) whose parameters an optimizer trains: a model, but
+        // one that may have been placed where it was built.
+        if (!is_opaque_constructor(creation, o.scope)) continue;
+        opaque = true;
+      }
       if (is_wrapper(creation, o.scope)) {
         // `model = DDP(model)` rebinds the name it wraps: visit each wrapper once.
         if (seen.count(creation.id)) continue;
@@ -455,6 +470,7 @@ class Builder {
       }
       seen.insert(creation.id);
       info.origin = creation;
+      info.opaque = opaque;
       info.placed = placed || built_with_device(creation);
       collect_names(expr, s, info);
       // The name bound to the creation statement.
@@ -582,10 +598,31 @@ class Builder {
           }
         }
         if (!is_null(ds)) {
-          for (const auto& o : m_.origins(ds, s)) {
+          // The dataset's origins, through random_split(ds, ...) and Subset(ds, indices).
+          auto origins = m_.origins(ds, s);
+          for (std::size_t oi = 0; oi < origins.size() && oi < 64; ++oi) {
+            auto o = origins[oi];
             if (!is(o.node, "call")) continue;
+            auto sq = m_.callee_name(o.node, o.scope);
+            if (sq && (*sq == "torch.utils.data.random_split" || *sq == "torch.utils.data.Subset" ||
+                       *sq == "torch.utils.data.dataset.random_split" ||
+                       *sq == "torch.utils.data.dataset.Subset")) {
+              auto pa = positional_args(o.node);
+              if (!pa.empty())
+                for (const auto& inner : m_.origins(pa[0], o.scope)) origins.push_back(inner);
+              continue;
+            }
             TSNode cls = local_class(o.node, o.scope);
             if (!is_null(cls) && moves_to_device(cls)) site.dataset_on_cuda = true;
+            // A dataset built with `device=` (not provably the CPU) yields tensors there.
+            TSNode dk = keyword_arg(o.node, "device", src_);
+            if (!is_null(dk)) {
+              auto vs = m_.evaluate(dk, o.scope);
+              bool all_cpu = !vs.empty() && std::all_of(vs.begin(), vs.end(), [](const Value& v) {
+                return v.kind == Value::Kind::Str && v.s == "cpu";
+              });
+              if (!all_cpu) site.dataset_on_cuda = true;
+            }
             auto dq = m_.callee_name(o.node, o.scope);
             if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
             auto ta = positional_args(o.node);
@@ -765,6 +802,7 @@ class Builder {
     std::unordered_map<std::string, State> names;
     std::set<std::string> ever;        // names that held batch data
     std::set<std::string> reported;
+    std::set<std::string> gpu_outputs;  // names bound to the CUDA model's output (not brought back)
     bool copied_to_cuda = false;
   };
 
@@ -847,6 +885,18 @@ class Builder {
     return std::nullopt;
   }
 
+  // True for `x.to(...)` / `x.cuda()` / `x.type(...)` whose result is thrown away while `x`
+  // holds batch data: https://pytorch.org/docs/stable/generated/torch.Tensor.to.html — "returns
+  // a Tensor": the receiver is not modified.
+  bool discarded_tensor_move(TSNode e, const Scope* s, LoopState& st) {
+    e = unparen(e);
+    if (!is(e, "call")) return false;
+    std::string_view meth = method_name(e, src_);
+    if (meth != "to" && meth != "cuda" && meth != "type") return false;
+    TSNode r = receiver(e);
+    return !is_null(r) && classify(r, s, st).has_value();
+  }
+
   void note_move(TSNode call, const Scope* s, LoopState& st) {
     std::string_view meth = method_name(call, src_);
     if (meth == "cuda") { st.copied_to_cuda = true; return; }
@@ -871,6 +921,17 @@ class Builder {
   void assign_targets(TSNode left, TSNode right, const Scope* s, LoopState& st, bool conditional) {
     left = unparen(left);
     right = unparen(right);
+    {
+      // `out = model(x)`, `logits, aux = model(x)`: the model's outputs, on its device.
+      bool gpu = cuda_model_output(right, s, st);
+      std::vector<TSNode> ids;
+      if (is(left, "identifier")) ids.push_back(left);
+      else collect_identifiers(left, ids);
+      for (auto id : ids) {
+        if (gpu) st.gpu_outputs.insert(std::string(t(id)));
+        else if (!conditional) st.gpu_outputs.erase(std::string(t(id)));
+      }
+    }
     if (is(left, "identifier")) {
       std::string name(t(left));
       auto c = classify(right, s, st);
@@ -913,6 +974,28 @@ class Builder {
     }
   }
 
+  // True when `e` is the output of a model on CUDA that stays there: `model(x)`, `out`,
+  // `out.logits`, `out[0]`, `model(x).float()` — not `model(x).cpu()` or `.item()`.
+  bool cuda_model_output(TSNode e, const Scope* s, const LoopState& st) const {
+    for (int i = 0; i < 32; ++i) {
+      e = unparen(e);
+      if (is(e, "identifier")) return st.gpu_outputs.count(std::string(t(e))) > 0;
+      if (is(e, "attribute")) { e = field(e, "object"); continue; }
+      if (is(e, "subscript")) { e = field(e, "value"); continue; }
+      if (!is(e, "call")) return false;
+      TSNode r = receiver(e);
+      if (!is_null(r)) {
+        std::string_view meth = method_name(e, src_);
+        if (!kSameDeviceMethods.count(meth)) return false;  // .cpu(), .item(), .numpy(), .to(x) ...
+        e = r;
+        continue;
+      }
+      const ModelInfo* mi = model_for_callee(field(e, "function"), s);
+      return mi && mi->on_cuda;
+    }
+    return false;
+  }
+
   // Reports unmoved batch tensors passed to the CUDA model or a loss.
   void check_uses(TSNode stmt, const Scope* s, LoopState& st, LoopCtx& ctx) {
     std::vector<TSNode> calls;
@@ -929,6 +1012,16 @@ class Builder {
       if (model_call) ctx.models_called.insert(mi);
       if (!model_call && !loss_call) continue;
       if (loss_call && !ctx.cuda_model) continue;
+      if (loss_call) {
+        // The loss compares the model's output with the batch: only when the output is still
+        // on the GPU does a CPU batch tensor make PyTorch raise.
+        bool gpu_arg = false;
+        for (auto a : args_of(c)) {
+          TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+          gpu_arg |= cuda_model_output(v, s, st);
+        }
+        if (!gpu_arg) continue;
+      }
       const ModelInfo* dev_model = model_call ? mi : ctx.cuda_model;
       for (auto a : args_of(c)) {
         TSNode v = a;
@@ -980,6 +1073,9 @@ class Builder {
         } else if (is(ch, "augmented_assignment")) {
           TSNode left = unparen(field(ch, "left"));
           if (is(left, "identifier")) st.names.erase(std::string(t(left)));
+        } else if (discarded_tensor_move(ch, s, st)) {
+          // `data.to(device)` as a statement: Tensor.to returns a copy and leaves `data` where
+          // it was (unlike Module.to), so nothing moved.
         } else {
           classify(ch, s, st);  // records inline moves such as `x.to(device)` used as a value
         }
