@@ -23,8 +23,8 @@ before="$(sha256sum "$WORK/train.py")"
 mkdir "$WORK/tmp"
 run_confirm() {
   (cd "$WORK" && TMPDIR="$WORK/tmp" "$GPULINT" confirm train.py --python "$PY" --select DL001 \
-     --repeats 2 --warmup 3 --steps 12 --json "$WORK/report.json" --html "$WORK/report.html" \
-     -- --item-rounds 2 >"$WORK/out" 2>"$WORK/err")
+     --repeats 2 --warmup 10 --steps 20 --json "$WORK/report.json" --html "$WORK/report.html" \
+     -- --item-rounds 4 >"$WORK/out" 2>"$WORK/err")
   rc=$?
 }
 run_confirm
@@ -48,7 +48,7 @@ assert names[0] == "baseline" and len(names) == 2, names
 for v in d["variants"]:
     assert len(v["runs"]) == 2, v["name"]
     for r in v["runs"]:
-        assert r["measured_steps"] == 12, r["measured_steps"]
+        assert r["measured_steps"] == 20, r["measured_steps"]
         assert 0 <= r["data_wait_share"] <= 1
 base, fixed = (v["stats"] for v in d["variants"])
 assert base["data_wait_share"] > fixed["data_wait_share"], (base["data_wait_share"], fixed["data_wait_share"])
