@@ -1003,6 +1003,16 @@ class Builder {
     // Inner calls first: in `criterion(model(x), y)` the model call tells which device the
     // loss's other arguments must be on.
     std::reverse(calls.begin(), calls.end());
+    // Batch copies written inline (`model(x.cuda())`, `criterion(out, y.to(device))`): the
+    // copy happens wherever the call sits, except as a statement of its own whose result is
+    // thrown away (discarded_tensor_move).
+    for (TSNode c : calls) {
+      std::string_view meth = method_name(c, src_);
+      if (meth != "to" && meth != "cuda" && meth != "type") continue;
+      if (is(m_.parent(c), "expression_statement")) continue;
+      TSNode r = receiver(c);
+      if (!is_null(r) && classify(r, s, st)) note_move(c, s, st);
+    }
     for (TSNode c : calls) {
       TSNode fn = field(c, "function");
       const ModelInfo* mi = model_for_callee(fn, s);
