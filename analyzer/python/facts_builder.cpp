@@ -165,9 +165,76 @@ class Builder {
     return !vs.empty();
   }
 
+  // ---- dead code ----------------------------------------------------------------------
+  // The truth value of a condition when every value it can take agrees (`DEBUG = False`,
+  // `not isTrained` with `isTrained = True`, `if 0:`); nullopt when it depends on the run.
+  std::optional<bool> constant_truth(TSNode cond, const Scope* s, int depth = 0) const {
+    cond = unparen(cond);
+    if (depth > 16) return std::nullopt;
+    if (is(cond, "not_operator")) {
+      auto v = constant_truth(field(cond, "argument"), s, depth + 1);
+      if (v) return !*v;
+      return std::nullopt;
+    }
+    // Only literals, and names every binding of which is a literal: an argparse default or a
+    // parameter's default is what the run starts with, not what it always is.
+    auto literal = [](TSNode v) {
+      return is(v, "true") || is(v, "false") || is(v, "integer") || is(v, "float") ||
+             is(v, "none") || is(v, "string");
+    };
+    if (is(cond, "identifier")) {
+      const auto* bs = m_.lookup(t(cond), s);
+      if (!bs || bs->empty()) return std::nullopt;
+      for (const Binding& b : *bs)
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !literal(unparen(b.value)))
+          return std::nullopt;
+    } else if (!literal(cond)) {
+      return std::nullopt;
+    }
+    auto vs = m_.evaluate(cond, s);
+    std::optional<bool> r;
+    for (const Value& v : vs) {
+      bool b;
+      switch (v.kind) {
+        case Value::Kind::Bool: b = v.b; break;
+        case Value::Kind::Int: b = v.i != 0; break;
+        case Value::Kind::Float: b = v.f != 0; break;
+        case Value::Kind::None: b = false; break;
+        case Value::Kind::Str: b = !v.s.empty(); break;
+        default: return std::nullopt;
+      }
+      if (r && *r != b) return std::nullopt;
+      r = b;
+    }
+    return r;
+  }
+
+  // True when `n` can never run: it sits in the body of an `if` whose condition is constantly
+  // false, or in the `else` of one that is constantly true. Code gpulint proves dead neither
+  // trains, nor loads, nor moves anything.
+  bool dead(TSNode n) {
+    TSNode child = n;
+    for (TSNode p = m_.parent(n); !is_null(p); child = p, p = m_.parent(p)) {
+      if (is(p, "if_statement")) {
+        bool in_body = same(child, field(p, "consequence"));
+        bool in_else = is(child, "else_clause");
+        if (!in_body && !in_else) continue;
+        auto it = if_truth_.find(p.id);
+        if (it == if_truth_.end())
+          it = if_truth_.emplace(p.id, constant_truth(field(p, "condition"), m_.scope_of(p))).first;
+        if (!it->second) continue;
+        if (in_body && !*it->second) return true;
+        if (in_else && *it->second) return true;
+      }
+    }
+    return false;
+  }
+  std::unordered_map<const void*, std::optional<bool>> if_truth_;
+
   // ---- file-wide facts --------------------------------------------------------------
   void classify_calls() {
     for (TSNode c : m_.calls()) {
+      if (dead(c)) continue;
       const Scope* s = m_.scope_of(c);
       auto q = m_.callee_name(c, s);
       std::string_view meth = method_name(c, src_);
@@ -572,6 +639,7 @@ class Builder {
 
   void find_loaders() {
     for (TSNode c : m_.calls()) {
+      if (dead(c)) continue;
       const Scope* s = m_.scope_of(c);
       auto q = m_.callee_name(c, s);
       if (!q) continue;
@@ -1128,7 +1196,7 @@ class Builder {
     if (!loader_loops_) {
       loader_loops_.emplace();
       for (TSNode loop : m_.loops()) {
-        if (!is(loop, "for_statement")) continue;
+        if (!is(loop, "for_statement") || dead(loop)) continue;
         auto indices = loader_indices_for(field(loop, "right"), m_.scope_of(loop));
         if (!indices.empty()) loader_loops_->emplace_back(loop, std::move(indices));
       }
@@ -1384,7 +1452,7 @@ class Builder {
   void analyse_kept_tensors() {
     std::set<uint32_t> reported;
     for (TSNode loop : m_.loops()) {
-      if (!loop_backprops(loop)) continue;
+      if (dead(loop) || !loop_backprops(loop)) continue;
       const Scope* s = m_.scope_of(loop);
       std::set<std::string> att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
@@ -1528,6 +1596,7 @@ class Builder {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
       if (meth != "cuda" && meth != "to") continue;
+      if (dead(c)) continue;
       TSNode r = receiver(c);
       if (!is(r, "call")) continue;
       const Scope* s = m_.scope_of(c);
