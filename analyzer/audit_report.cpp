@@ -1,4 +1,5 @@
 #include "analyzer/audit_report.h"
+#include "analyzer/html.h"
 
 #include <algorithm>
 
@@ -12,21 +13,6 @@ namespace gpulint::audit {
 
 namespace {
 
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
 
 std::string grouped(uint64_t n) {
   std::string s = std::to_string(n);
@@ -67,7 +53,7 @@ std::string bar_chart(const std::string& id, const std::string& title,
   std::string svg = fmt::format(
       "<svg id=\"{}\" class=\"chart\" role=\"img\" aria-label=\"{}\" width=\"{}\" height=\"{}\" "
       "viewBox=\"0 0 {} {}\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>{}</title>\n",
-      id, esc(title), label_w + bar_w + 70, height, label_w + bar_w + 70, height, esc(title));
+      id, html_escape(title), label_w + bar_w + 70, height, label_w + bar_w + 70, height, html_escape(title));
   for (std::size_t i = 0; i < n; ++i) {
     int y = top + static_cast<int>(i) * row_h;
     int w = std::max(2, static_cast<int>(static_cast<double>(rows[i].first) / static_cast<double>(max) * bar_w));
@@ -77,7 +63,7 @@ std::string bar_chart(const std::string& id, const std::string& title,
         "<g class=\"bar\" data-label=\"{}\" data-count=\"{}\"><text x=\"{}\" y=\"{}\" "
         "text-anchor=\"end\" class=\"label\">{}</text><rect x=\"{}\" y=\"{}\" width=\"{}\" "
         "height=\"{}\" rx=\"3\"/><text x=\"{}\" y=\"{}\" class=\"count\">{}</text></g>\n",
-        esc(rows[i].second), rows[i].first, label_w - 8, y + 17, esc(label), label_w, y + 3, w,
+        html_escape(rows[i].second), rows[i].first, label_w - 8, y + 17, html_escape(label), label_w, y + 3, w,
         row_h - 8, label_w + w + 6, y + 17, grouped(rows[i].first));
   }
   svg += "</svg>\n";
@@ -93,7 +79,7 @@ std::string diff_html(const std::string& diff) {
     const char* cls = line.rfind("@@", 0) == 0 ? "hunk"
                       : !line.empty() && line[0] == '-' ? "del"
                       : !line.empty() && line[0] == '+' ? "ins" : "ctx";
-    out += fmt::format("<span class=\"{}\">{}</span>", cls, esc(line));
+    out += fmt::format("<span class=\"{}\">{}</span>", cls, html_escape(line));
     if (nl == std::string::npos) break;
     pos = nl + 1;
   }
@@ -142,7 +128,7 @@ std::string html_report(const AuditResult& r, std::size_t top) {
   h += kCss;
   h += "</style>\n</head>\n<body>\n";
   std::vector<std::string> roots;
-  for (const auto& x : r.roots) roots.push_back(esc(x));
+  for (const auto& x : r.roots) roots.push_back(html_escape(x));
   h += fmt::format("<h1>gpulint audit</h1>\n<p class=\"sub\">{} — gpulint {}</p>\n",
                    fmt::join(roots, ", "), GPULINT_VERSION);
 
@@ -165,10 +151,10 @@ std::string html_report(const AuditResult& r, std::size_t top) {
   h += "</section>\n";
   if (!r.cpp_note.empty())
     h += fmt::format("<p class=\"note\" id=\"cpp-note\">C++: {} files ({}): {}</p>\n", grouped(r.cpp_files),
-                     esc(r.cpp_source), esc(r.cpp_note));
+                     html_escape(r.cpp_source), html_escape(r.cpp_note));
   if (!r.errors.empty()) {
     h += fmt::format("<details><summary>{} files could not be read</summary><ul>\n", grouped(r.errors.size()));
-    for (const auto& e : r.errors) h += fmt::format("<li><code>{}</code></li>\n", esc(e));
+    for (const auto& e : r.errors) h += fmt::format("<li><code>{}</code></li>\n", html_escape(e));
     h += "</ul></details>\n";
   }
 
@@ -186,27 +172,27 @@ std::string html_report(const AuditResult& r, std::size_t top) {
     h += fmt::format(
         "<tr data-code=\"{0}\"><td><a href=\"{1}\">{0}</a></td><td>{2}</td><td class=\"sev-{3}\">{3}</td>"
         "<td class=\"num count\">{4}</td><td>{5}</td></tr>\n",
-        esc(code), esc(rule_url(code)), esc(rule_name(code)), esc(sev), n, esc(measured_cost(code)));
+        html_escape(code), html_escape(rule_url(code)), html_escape(rule_name(code)), html_escape(sev), n, html_escape(measured_cost(code)));
   }
   h += "</tbody>\n</table>\n";
 
   h += "<h2>Top files</h2>\n<table id=\"top-files\">\n<thead><tr><th class=\"num\">findings</th><th>file</th></tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < c.files.size() && i < top; ++i)
     h += fmt::format("<tr><td class=\"num\">{}</td><td><code>{}</code></td></tr>\n", c.files[i].first,
-                     esc(c.files[i].second));
+                     html_escape(c.files[i].second));
   h += "</tbody>\n</table>\n";
 
   h += fmt::format("<h2>All findings ({})</h2>\n", grouped(r.findings.size()));
   h += "<table id=\"findings\">\n<thead><tr><th>location</th><th>rule</th><th>finding</th></tr></thead>\n<tbody>\n";
   for (const Finding& f : r.findings) {
     std::string sev(to_string(f.severity));
-    h += fmt::format("<tr class=\"finding\" data-code=\"{}\"><td><code>{}</code></td>", esc(f.code), esc(location(f)));
-    h += fmt::format("<td><a href=\"{}\">{}</a><br><span class=\"sev-{}\">{}</span></td>", esc(rule_url(f.code)),
-                     esc(f.code), esc(sev), esc(sev));
-    h += fmt::format("<td>{}<pre class=\"snippet\">{}</pre>", esc(f.message), esc(f.snippet));
+    h += fmt::format("<tr class=\"finding\" data-code=\"{}\"><td><code>{}</code></td>", html_escape(f.code), html_escape(location(f)));
+    h += fmt::format("<td><a href=\"{}\">{}</a><br><span class=\"sev-{}\">{}</span></td>", html_escape(rule_url(f.code)),
+                     html_escape(f.code), html_escape(sev), html_escape(sev));
+    h += fmt::format("<td>{}<pre class=\"snippet\">{}</pre>", html_escape(f.message), html_escape(f.snippet));
     if (!f.fix_diff.empty())
-      h += fmt::format("<div class=\"fix\">Fix ({}): {}</div><pre class=\"diff\">{}</pre>", esc(f.fix_applicability),
-                       esc(f.fix_message), diff_html(f.fix_diff));
+      h += fmt::format("<div class=\"fix\">Fix ({}): {}</div><pre class=\"diff\">{}</pre>", html_escape(f.fix_applicability),
+                       html_escape(f.fix_message), diff_html(f.fix_diff));
     h += "</td></tr>\n";
   }
   h += "</tbody>\n</table>\n";

@@ -2,6 +2,8 @@
 // and --html FILE (one self-contained page with inline SVG charts).
 #pragma once
 
+#include "analyzer/html.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -102,7 +104,7 @@ std::string render_html(const ConfirmReport& r);
 
 /// Number of terminal columns `s` takes (UTF-8 code points; no wide characters expected).
 std::size_t display_width(std::string_view s);
-/// Escapes &, <, >, " and '.
-std::string html_escape(std::string_view s);
+/// Escapes &, <, >, " and ' (analyzer/html.h).
+using gpulint::html_escape;
 
 }  // namespace gpulint::runtime_check
