@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -94,6 +95,21 @@ std::string read_stdin() {
   }
   return data;
 }
+
+#ifdef GPULINT_CPP
+// The C++ front end as one analysis function for C++ files; the project it opens (compile
+// commands, PCH cache) lives as long as the function. Empty, with *error set, when it cannot
+// be opened (a malformed or missing compile_commands.json under `build_dir`).
+std::function<FileReport(const SourceFile&, const FileSettings&)> cpp_analysis(
+    const std::string& build_dir, bool quiet, std::string* error) {
+  cpp::CppOptions copt;
+  copt.build_dir = build_dir;
+  if (quiet) copt.note = [](const std::string&) {};
+  std::shared_ptr<cpp::CppProject> project = cpp::CppProject::open(copt, error);
+  if (!project) return {};
+  return [project](const SourceFile& s, const FileSettings& st) { return project->analyze(s, st); };
+}
+#endif
 
 int run_check(const CheckArgs& a) {
   std::error_code ec;
@@ -193,22 +209,17 @@ int run_check(const CheckArgs& a) {
   DriverOptions dopt;
 #ifdef GPULINT_CPP
   // C++ translation units go to the Clang front end (opened only when there is one, or -p).
-  std::unique_ptr<cpp::CppProject> cpp_project;
   bool any_cpp = std::any_of(tasks.begin(), tasks.end(),
                              [](const FileTask& t) { return cpp::is_cpp_path(t.path); });
   if (any_cpp || !a.build_dir.empty()) {
-    cpp::CppOptions copt;
-    copt.build_dir = a.build_dir;
-    if (a.quiet) copt.note = [](const std::string&) {};
     std::string err;
-    cpp_project = cpp::CppProject::open(copt, &err);
-    if (!cpp_project) {
+    auto analyze_cpp = cpp_analysis(a.build_dir, a.quiet, &err);
+    if (!analyze_cpp) {
       std::cerr << "error: " << err << "\n";
       return kExitError;
     }
-    cpp::CppProject* project = cpp_project.get();
-    dopt.analyze = [project](const SourceFile& s, const FileSettings& st) {
-      return cpp::is_cpp_path(s.path()) ? project->analyze(s, st) : analyze_python(s, st);
+    dopt.analyze = [analyze_cpp](const SourceFile& s, const FileSettings& st) {
+      return cpp::is_cpp_path(s.path()) ? analyze_cpp(s, st) : analyze_python(s, st);
     };
   }
 #else
@@ -364,15 +375,11 @@ int main(int argc, char** argv) {
   // audit's C++ files go to the Clang front end, with the compile_commands.json audit found.
   audit_opts.cpp_front_end = [](const std::optional<fs::path>& compile_commands)
       -> std::function<FileReport(const SourceFile&, const FileSettings&)> {
-    cpp::CppOptions copt;
-    if (compile_commands) copt.build_dir = compile_commands->parent_path().string();
     std::string err;
-    std::shared_ptr<cpp::CppProject> project = cpp::CppProject::open(copt, &err);
-    if (!project) {
-      std::cerr << "warning: C++ files not analysed: " << err << "\n";
-      return {};
-    }
-    return [project](const SourceFile& s, const FileSettings& st) { return project->analyze(s, st); };
+    auto analyze_cpp = cpp_analysis(
+        compile_commands ? compile_commands->parent_path().string() : std::string(), false, &err);
+    if (!analyze_cpp) std::cerr << "warning: C++ files not analysed: " << err << "\n";
+    return analyze_cpp;
   };
 #endif
 
