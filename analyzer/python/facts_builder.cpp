@@ -213,6 +213,16 @@ class Builder {
   // false, or in the `else` of one that is constantly true. Code gpulint proves dead neither
   // trains, nor loads, nor moves anything.
   bool dead(TSNode n) {
+    // Asked for the same calls by several passes: answer each once.
+    auto memo = dead_.find(n.id);
+    if (memo != dead_.end()) return memo->second;
+    bool d = dead_uncached(n);
+    dead_.emplace(n.id, d);
+    return d;
+  }
+  std::unordered_map<const void*, bool> dead_;
+
+  bool dead_uncached(TSNode n) {
     TSNode child = n;
     for (TSNode p = m_.parent(n); !is_null(p); child = p, p = m_.parent(p)) {
       if (is(p, "if_statement")) {
@@ -1297,6 +1307,14 @@ class Builder {
     if (managed_) return;
     for (const auto& mi : models_)
       if (mi.on_cuda) return;  // a file mixing placed and unplaced models: leave it to the author
+    // Which model each call calls, resolved once for every model below.
+    std::vector<std::pair<TSNode, const ModelInfo*>> model_calls;
+    bool candidates = false;
+    for (const auto& mi : models_) candidates |= !mi.placed && is(mi.origin, "call");
+    if (!candidates) return;
+    for (TSNode c : m_.calls())
+      if (const ModelInfo* called = model_for_callee(field(c, "function"), m_.scope_of(c)))
+        model_calls.emplace_back(c, called);
     for (std::size_t i = 0; i < models_.size(); ++i) {
       ModelInfo& mi = models_[i];
       if (mi.placed || !is(mi.origin, "call")) continue;
@@ -1304,8 +1322,8 @@ class Builder {
       if (device.empty()) continue;
       // Every call of the model must lie in a loader loop.
       bool outside = false, called = false;
-      for (TSNode c : m_.calls()) {
-        if (model_for_callee(field(c, "function"), m_.scope_of(c)) != &mi) continue;
+      for (const auto& [c, called_model] : model_calls) {
+        if (called_model != &mi) continue;
         called = true;
         bool inside = false;
         for (const auto& ll : loader_loops()) inside |= contains(ll.first, c);
