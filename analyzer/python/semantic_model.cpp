@@ -623,7 +623,22 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     for (const auto& b : *bs) add_all(out, evaluate_binding(b, fs, depth + 1));
     return out.empty() ? unknown() : out;
   }
-  if (t == "attribute") return evaluate_argparse(e, s, depth + 1);
+  if (t == "attribute") {
+    // `self.device`: every value the file stores into that attribute (`self.device =
+    // torch.device("cuda:0" if ... else "cpu")` in __init__); unknown when one store is.
+    TSNode obj = unparen(field(e, "object"));
+    if (is(obj, "identifier") && text(obj, src_) == "self") {
+      auto it = attribute_stores_.find(std::string(text(field(e, "attribute"), src_)));
+      if (it == attribute_stores_.end()) return unknown();
+      std::vector<Value> out;
+      for (const auto& [value, scope] : it->second) {
+        if (is_null(value)) return unknown();
+        add_all(out, evaluate(value, scope, depth + 1));
+      }
+      return out.empty() ? unknown() : out;
+    }
+    return evaluate_argparse(e, s, depth + 1);
+  }
   if (t == "call") {
     auto q = callee_name(e, s);
     if (!q) return unknown();
