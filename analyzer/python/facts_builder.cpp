@@ -818,7 +818,9 @@ class Builder {
   }
 
   // Indices (into facts_.loaders) of every DataLoader a loop's iterable may be.
-  std::vector<int> loader_indices_for(TSNode iterable, const Scope* s) const {
+  // `zip(train_loader, truth_loader)` yields a batch of each loader per step: every zipped
+  // loader is iterated by the loop (https://docs.python.org/3/library/functions.html#zip).
+  std::vector<int> loader_indices_for(TSNode iterable, const Scope* s, int depth = 0) const {
     std::vector<int> out;
     TSNode e = unparen(iterable);
     for (int i = 0; i < 4 && is(e, "call"); ++i) {
@@ -828,6 +830,11 @@ class Builder {
         auto a = positional_args(e);
         if (a.empty()) return out;
         e = unparen(a[0]);
+      } else if (*q == "builtins.zip" && depth < 2) {
+        for (TSNode a : positional_args(e))
+          for (int li : loader_indices_for(a, s, depth + 1))
+            if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
+        return out;
       } else {
         break;
       }
@@ -934,6 +941,28 @@ class Builder {
       if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
         auto pa = positional_args(e);
         if (!pa.empty()) return classify(pa[0], s, st);
+      }
+      // torch.cat / torch.stack of batch tensors: the result is on their device (the inputs
+      // must share one: https://pytorch.org/docs/stable/generated/torch.cat.html). The
+      // function forms of the same-device methods (torch.flatten(x), torch.unsqueeze(x, 0)).
+      if (q && starts_with(*q, "torch.")) {
+        std::string_view fn = std::string_view(*q).substr(6);
+        auto pa = positional_args(e);
+        if ((fn == "cat" || fn == "concat" || fn == "concatenate" || fn == "stack" || fn == "hstack" ||
+             fn == "vstack") && !pa.empty()) {
+          TSNode seq = unparen(pa[0]);
+          if (is(seq, "list") || is(seq, "tuple")) {
+            std::optional<State> out;
+            for (auto el : named_children(seq)) {
+              auto es = classify(el, s, st);
+              if (es == State::Moved) return State::Moved;
+              if (es) out = es;
+            }
+            return out;
+          }
+          return classify(seq, s, st);
+        }
+        if (kSameDeviceMethods.count(fn) && !pa.empty()) return classify(pa[0], s, st);
       }
       if (q && (*q == "builtins.tuple" || *q == "builtins.list" || *q == "builtins.dict")) {
         auto a = args_of(e);
