@@ -1120,6 +1120,12 @@ class Builder {
       TSNode r = receiver(c);
       if (!is_null(r) && classify(r, s, st)) note_move(c, s, st);
     }
+    // A helper of this file given batch data (`yield to_device(batch, self.device)`): its moves
+    // are batch copies (classify notes them), unless its result is thrown away.
+    for (TSNode c : calls) {
+      if (is(m_.parent(c), "expression_statement")) continue;
+      if (!is_null(m_.resolve_local_function(c, s))) classify(c, s, st);
+    }
     for (TSNode c : calls) {
       TSNode fn = field(c, "function");
       const ModelInfo* mi = model_for_callee(fn, s);

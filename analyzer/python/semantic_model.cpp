@@ -640,6 +640,17 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     return evaluate_argparse(e, s, depth + 1);
   }
   if (t == "call") {
+    // A function of this file: the values its return statements give
+    // (`device = get_default_device()`); unknown when one of them is, or when it has none.
+    TSNode def = resolve_local_function(e, s);
+    if (!is_null(def)) {
+      auto returns = returned_values(def);
+      if (returns.empty()) return unknown();
+      const Scope* fscope = function_scope(def);
+      std::vector<Value> out;
+      for (TSNode r : returns) add_all(out, evaluate(r, fscope ? fscope : s, depth + 1));
+      return out;
+    }
     auto q = callee_name(e, s);
     if (!q) return unknown();
     TSNode args = field(e, "arguments");
@@ -1057,22 +1068,8 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
     // `loader = make_loader(ds)`, `model = build_model()`).
     TSNode def = resolve_local_function(expr, scope);
     if (!is_null(def)) {
-      std::vector<TSNode> returns;
-      std::vector<TSNode> stack{field(def, "body")};
-      while (!stack.empty() && returns.size() < 16) {
-        TSNode n = stack.back();
-        stack.pop_back();
-        if (is_null(n)) continue;
-        if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) continue;
-        if (is(n, "return_statement")) {
-          if (named_count(n) > 0) returns.push_back(named(n, 0));
-          continue;
-        }
-        for (TSNode ch : named_children(n)) stack.push_back(ch);
-      }
-      const Scope* fscope = nullptr;
-      auto it = scope_by_node_.find(def.id);
-      if (it != scope_by_node_.end()) fscope = it->second;
+      std::vector<TSNode> returns = returned_values(def);
+      const Scope* fscope = function_scope(def);
       for (TSNode r : returns) {
         auto sub = origins(r, fscope ? fscope : scope, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
@@ -1082,6 +1079,28 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   }
   out.push_back({expr, scope});
   return out;
+}
+
+std::vector<TSNode> SemanticModel::returned_values(TSNode def) const {
+  std::vector<TSNode> returns;
+  std::vector<TSNode> stack{field(def, "body")};
+  while (!stack.empty() && returns.size() < 16) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_null(n)) continue;
+    if (is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda")) continue;
+    if (is(n, "return_statement")) {
+      if (named_count(n) > 0) returns.push_back(named(n, 0));
+      continue;
+    }
+    for (TSNode ch : named_children(n)) stack.push_back(ch);
+  }
+  return returns;
+}
+
+const Scope* SemanticModel::function_scope(TSNode def) const {
+  auto it = scope_by_node_.find(def.id);
+  return it == scope_by_node_.end() ? nullptr : it->second;
 }
 
 TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) const {
@@ -1119,11 +1138,30 @@ std::vector<Origin> SemanticModel::call_sites(TSNode def) const {
   TSNode name = field(def, "name");
   if (is_null(name)) return out;
   auto it = calls_by_name_.find(std::string(text(name, src_)));
-  if (it == calls_by_name_.end()) return out;
-  for (TSNode c : it->second) {
-    const Scope* s = scope_of(c);
-    TSNode d = resolve_local_function(c, s);
-    if (!is_null(d) && same(d, def)) out.push_back({c, s});
+  if (it != calls_by_name_.end())
+    for (TSNode c : it->second) {
+      const Scope* s = scope_of(c);
+      TSNode d = resolve_local_function(c, s);
+      if (!is_null(d) && same(d, def)) out.push_back({c, s});
+    }
+  // `__init__` is called by instantiating its class: `DeviceDataLoader(train_dl, device)`
+  // binds `dl` and `device` (https://docs.python.org/3/reference/datamodel.html#object.__init__).
+  const Scope* cs = scope_of(def);
+  if (text(name, src_) == "__init__" && cs && cs->kind == Scope::Kind::Class && !is_null(cs->node)) {
+    TSNode cname = field(cs->node, "name");
+    auto ct = is_null(cname) ? calls_by_name_.end() : calls_by_name_.find(std::string(text(cname, src_)));
+    if (ct != calls_by_name_.end())
+      for (TSNode c : ct->second) {
+        TSNode fn = unparen(field(c, "function"));
+        if (!is(fn, "identifier")) continue;
+        const Scope* s = scope_of(c);
+        const auto* bs = lookup(text(fn, src_), s);
+        if (!bs || bs->empty()) continue;
+        bool only_this_class = true;
+        for (const auto& b : *bs)
+          only_this_class = only_this_class && b.kind == Binding::Kind::Class && same(b.function, cs->node);
+        if (only_this_class) out.push_back({c, s});
+      }
   }
   return out;
 }

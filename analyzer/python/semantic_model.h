@@ -121,7 +121,15 @@ class SemanticModel {
   /// Returns the terminal expressions (calls, literals …). Empty: unknown.
   std::vector<Origin> origins(TSNode expr, const Scope* scope, int depth = 0) const;
 
-  /// Call sites in this file of the function defined by `function_definition`.
+  /// The expressions the `return` statements of `function_definition` give (not those of
+  /// nested functions or classes; at most 16). Empty when it returns nothing.
+  std::vector<TSNode> returned_values(TSNode function_definition) const;
+
+  /// The scope of a function's body; null when `function_definition` is not one of this file's.
+  const Scope* function_scope(TSNode function_definition) const;
+
+  /// Call sites in this file of the function defined by `function_definition` (for a class's
+  /// `__init__`, the instantiations of the class too).
   std::vector<Origin> call_sites(TSNode function_definition) const;
   /// The function_definition a call's callee resolves to in this file, or a null node.
   TSNode resolve_local_function(TSNode call, const Scope* scope) const;
