@@ -148,6 +148,7 @@ class Builder {
     std::string device_text;         // ".to(<this>)" or empty with cuda_method
     bool cuda_method = false;        // placed with .cuda()
     bool opaque = false;             // built by code gpulint cannot see (may place itself)
+    bool data_parallel = false;      // wrapped in nn.DataParallel, which scatters CPU inputs
   };
   std::vector<ModelInfo> models_;
   std::optional<std::vector<std::pair<TSNode, std::vector<int>>>> loader_loops_;
@@ -326,6 +327,15 @@ class Builder {
     return q && (*q == "torch.nn.DataParallel" || *q == "torch.nn.parallel.DistributedDataParallel" ||
                  *q == "torch.nn.parallel.DataParallel" || *q == "torch.compile" ||
                  *q == "torch.nn.parallel.DistributedDataParallel");
+  }
+
+  // nn.DataParallel scatters its inputs from wherever they are to its device_ids, so CPU
+  // batches are fine for the model call (https://pytorch.org/docs/stable/generated/torch.nn.DataParallel.html:
+  // "splitting the input across the specified devices").
+  bool is_data_parallel(TSNode call, const Scope* s) const {
+    auto q = m_.callee_name(call, s);
+    return q && (*q == "torch.nn.DataParallel" || *q == "torch.nn.parallel.DataParallel" ||
+                 *q == "torch.nn.parallel.data_parallel.DataParallel");
   }
 
   // Modules constructed with `device=` (factory kwargs, torch.nn docs) have their parameters
@@ -527,15 +537,21 @@ class Builder {
         if (!a.empty()) {
           std::size_t before = models_.size();
           add_model(a[0], o.scope, seen);
+          bool dp = is_data_parallel(creation, o.scope);
           for (std::size_t i = before; i < models_.size(); ++i) {
             collect_names(expr, s, models_[i]);
+            models_[i].data_parallel |= dp;
             if (placed) { models_[i].placed = true; models_[i].on_cuda |= info.on_cuda; if (models_[i].device_text.empty()) { models_[i].device_text = info.device_text; models_[i].cuda_method = info.cuda_method; } }
           }
           // Already-known models reached through the wrapper get the wrapper's names too.
           TSNode inner = unparen(a[0]);
           for (auto& mi : models_) {
             std::string nm = placed_name(inner);
-            if (!nm.empty() && mi.names.count(nm)) { collect_names(expr, s, mi); if (placed) mi.placed = true; }
+            if (!nm.empty() && mi.names.count(nm)) {
+              collect_names(expr, s, mi);
+              if (placed) mi.placed = true;
+              mi.data_parallel |= dp;
+            }
           }
         }
         continue;
@@ -843,6 +859,41 @@ class Builder {
       auto it = loader_index_.find(o.node.id);
       if (it != loader_index_.end() && std::find(out.begin(), out.end(), it->second) == out.end())
         out.push_back(it->second);
+      // `train_iter = iter(loader)` bound elsewhere: the iterator's loader.
+      if (it == loader_index_.end() && is(o.node, "call") && depth < 2) {
+        auto q = m_.callee_name(o.node, o.scope);
+        auto pa = positional_args(o.node);
+        if (q && *q == "builtins.iter" && !pa.empty())
+          for (int li : loader_indices_for(pa[0], o.scope, depth + 1))
+            if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
+      }
+    }
+    return out;
+  }
+
+  // `next(train_iter)` where the iterator comes from `iter(loader)`: the loaders it draws a
+  // batch from (https://docs.python.org/3/library/functions.html#next); empty otherwise.
+  std::vector<int> next_batch_loaders(TSNode call, const Scope* s) const {
+    if (!is(call, "call")) return {};
+    auto q = m_.callee_name(call, s);
+    auto pa = positional_args(call);
+    if (!q || *q != "builtins.next" || pa.empty()) return {};
+    TSNode it = unparen(pa[0]);
+    // next(iter(loader)) inline, or a name bound to iter(loader).
+    if (is(it, "call")) {
+      auto iq = m_.callee_name(it, s);
+      auto ia = positional_args(it);
+      if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
+      return loader_indices_for(ia[0], s);
+    }
+    std::vector<int> out;
+    for (const auto& o : m_.origins(it, s)) {
+      if (!is(o.node, "call")) return {};
+      auto iq = m_.callee_name(o.node, o.scope);
+      auto ia = positional_args(o.node);
+      if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
+      for (int li : loader_indices_for(ia[0], o.scope))
+        if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
     }
     return out;
   }
@@ -869,6 +920,15 @@ class Builder {
       if (is_def(p)) return false;
     }
     return false;
+  }
+
+  // The nearest for/while loop around `n` in its own function; a null node when none.
+  TSNode innermost_loop(TSNode n) const {
+    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "for_statement") || is(p, "while_statement")) return p;
+      if (is_def(p) || is(p, "lambda")) break;
+    }
+    return TSNode{};
   }
 
   bool iterated_per_epoch(TSNode loop) const {
@@ -936,6 +996,7 @@ class Builder {
         if (moves) return State::Moved;
         return std::nullopt;
       }
+      if (!next_batch_loaders(e, s).empty()) return State::Unmoved;
       // tuple(t.to(d) for t in batch), list(...), dict(...); Variable(x) (pre-0.4 code) is x.
       auto q = m_.callee_name(e, s);
       if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
@@ -963,6 +1024,9 @@ class Builder {
           return classify(seq, s, st);
         }
         if (kSameDeviceMethods.count(fn) && !pa.empty()) return classify(pa[0], s, st);
+        // torch.nn.functional ops (pad, interpolate, normalize, one_hot …) compute on their
+        // input's device.
+        if (starts_with(fn, "nn.functional.") && !pa.empty()) return classify(pa[0], s, st);
       }
       if (q && (*q == "builtins.tuple" || *q == "builtins.list" || *q == "builtins.dict")) {
         auto a = args_of(e);
@@ -1146,6 +1210,7 @@ class Builder {
         if (!gpu_arg) continue;
       }
       const ModelInfo* dev_model = model_call ? mi : ctx.cuda_model;
+      if (model_call && mi->data_parallel) continue;
       for (auto a : args_of(c)) {
         TSNode v = a;
         if (is(a, "keyword_argument")) v = field(a, "value");
@@ -1241,8 +1306,19 @@ class Builder {
     if (!loader_loops_) {
       loader_loops_.emplace();
       for (TSNode loop : m_.loops()) {
-        if (!is(loop, "for_statement") || dead(loop)) continue;
-        auto indices = loader_indices_for(field(loop, "right"), m_.scope_of(loop));
+        if (dead(loop)) continue;
+        const Scope* s = m_.scope_of(loop);
+        std::vector<int> indices;
+        if (is(loop, "for_statement")) indices = loader_indices_for(field(loop, "right"), s);
+        if (indices.empty()) {
+          // A step loop that draws each batch with `batch = next(train_iter)`: the nearest
+          // enclosing loop of the next() call iterates the loader.
+          visit(field(loop, "body"), [&](TSNode n) {
+            if (!is(n, "call") || innermost_loop(n).id != loop.id) return;
+            for (int li : next_batch_loaders(n, s))
+              if (std::find(indices.begin(), indices.end(), li) == indices.end()) indices.push_back(li);
+          });
+        }
         if (!indices.empty()) loader_loops_->emplace_back(loop, std::move(indices));
       }
     }
@@ -1272,7 +1348,7 @@ class Builder {
       if (el.size() == 2) batch_pattern = el[1];
     }
     std::vector<TSNode> ids;
-    collect_identifiers(batch_pattern, ids);
+    if (is(loop, "for_statement") && !loader_indices_for(right, s).empty()) collect_identifiers(batch_pattern, ids);
     for (auto id : ids) {
       st.names[std::string(t(id))] = State::Unmoved;
       st.ever.insert(std::string(t(id)));
