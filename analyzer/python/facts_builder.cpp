@@ -859,12 +859,13 @@ class Builder {
       auto it = loader_index_.find(o.node.id);
       if (it != loader_index_.end() && std::find(out.begin(), out.end(), it->second) == out.end())
         out.push_back(it->second);
-      // `train_iter = iter(loader)` bound elsewhere: the iterator's loader.
+      // `train_iter = iter(loader)`, `bar = tqdm(enumerate(loader))` bound elsewhere: the
+      // loader they wrap.
       if (it == loader_index_.end() && is(o.node, "call") && depth < 2) {
         auto q = m_.callee_name(o.node, o.scope);
-        auto pa = positional_args(o.node);
-        if (q && *q == "builtins.iter" && !pa.empty())
-          for (int li : loader_indices_for(pa[0], o.scope, depth + 1))
+        if (q && (*q == "builtins.iter" || *q == "builtins.enumerate" || *q == "builtins.zip" ||
+                  starts_with(*q, "tqdm.")))
+          for (int li : loader_indices_for(o.node, o.scope, depth + 1))
             if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
       }
     }
@@ -901,10 +902,22 @@ class Builder {
   // ---- loops: DEV002, DL002's batch copies, MEM001 ---------------------------------
   enum class State { Unmoved, Moved };
 
-  bool enumerate_wrapped(TSNode iterable, const Scope* s) const {
+  // `enumerate(loader)`, `tqdm(enumerate(loader))`, or a name bound to one of them.
+  bool enumerate_wrapped(TSNode iterable, const Scope* s, int depth = 0) const {
     TSNode e = unparen(iterable);
+    if (is(e, "identifier") && depth == 0) {
+      auto os = m_.origins(e, s);
+      if (os.empty()) return false;
+      for (const auto& o : os)
+        if (!enumerate_wrapped(o.node, o.scope, depth + 1)) return false;
+      return true;
+    }
     if (!is(e, "call")) return false;
     auto q = m_.callee_name(e, s);
+    if (q && starts_with(*q, "tqdm.") && depth < 3) {
+      auto pa = positional_args(e);
+      return !pa.empty() && enumerate_wrapped(pa[0], s, depth + 1);
+    }
     return q && *q == "builtins.enumerate";
   }
 
@@ -918,6 +931,29 @@ class Builder {
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
       if (is(p, "for_statement") || is(p, "while_statement")) return true;
       if (is_def(p)) return false;
+    }
+    return false;
+  }
+
+  // True when `n` is in the `forward` method of a class of this file that subclasses
+  // torch.nn.Module: nn.Module.__call__ runs forward once per step
+  // (https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.forward).
+  bool in_module_forward(TSNode n) const {
+    TSNode fn{};
+    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "lambda") || is(p, "class_definition")) return false;
+      if (is(p, "function_definition")) { fn = p; break; }
+    }
+    if (is_null(fn) || t(field(fn, "name")) != "forward") return false;
+    TSNode cls = m_.parent(fn);
+    while (!is_null(cls) && (is(cls, "block") || is(cls, "decorated_definition"))) cls = m_.parent(cls);
+    if (!is(cls, "class_definition")) return false;
+    TSNode sup = field(cls, "superclasses");
+    if (is_null(sup)) return false;
+    const Scope* s = m_.scope_of(cls);
+    for (TSNode b : named_children(sup)) {
+      auto q = m_.qualified_name(b, s);
+      if (q && (*q == "torch.nn.Module" || *q == "torch.nn.modules.module.Module")) return true;
     }
     return false;
   }
@@ -1644,6 +1680,10 @@ class Builder {
               std::string_view op = t(ts_node_child_by_field_name(ch, "operator", 8));
               if ((op == "+=" || op == "-=") && attached(right, s, att) && container_outside(left, s, loop))
                 kept(n, right, std::string(t(left)), KeptGraphTensor::How::AugmentedAssign, reported, consumed);
+              // `epoch_loss += loss`: the sum is attached too (`history.append(epoch_loss)`).
+              if ((op == "+=" || op == "-=" || op == "*=" || op == "/=") && is(left, "identifier") &&
+                  attached(right, s, att))
+                att.insert(std::string(t(left)));
             } else if (is(ch, "call")) {
               std::string_view meth = method_name(ch, src_);
               if (meth == "backward") {
@@ -1732,7 +1772,7 @@ class Builder {
       auto q = m_.callee_name(r, s);
       if (!q || !kFactories.count(*q)) continue;
       if (!is_null(keyword_arg(r, "device", src_))) continue;
-      if (!in_loop_within_function(c)) continue;
+      if (!in_loop_within_function(c) && !in_module_forward(c)) continue;
       std::string device_text;
       auto a = positional_args(c);
       bool simple = true;
