@@ -1537,6 +1537,73 @@ class Builder {
     return false;
   }
 
+  // An evaluation loop that may run with autograd on: it calls a model, has no backward, is not
+  // under no_grad/inference_mode, and (inside a function) the function is called at least once
+  // outside them. Its outputs and losses keep the activations (RULES.md MEM001: "in evaluation
+  // without no_grad it keeps the activations"). Nothing when the file turns autograd off in a
+  // way this does not follow (set_grad_enabled(False) at module level, requires_grad_(False),
+  // `.requires_grad = False`).
+  bool eval_loop_with_grad(TSNode loop) {
+    if (grad_maybe_disabled_()) return false;
+    bool calls_model = false;
+    visit(field(loop, "body"), [&](TSNode n) {
+      if (calls_model || !is(n, "call")) return;
+      if (model_for_callee(field(n, "function"), m_.scope_of(n))) calls_model = true;
+    });
+    if (!calls_model) return false;
+    // A loop inside a training step (`for t in range(3): total = total + loss_t` before
+    // `total.backward()`) is part of that step: its sums are consumed by the step's backward.
+    for (TSNode p = m_.parent(loop); !is_null(p); p = m_.parent(p)) {
+      if (is_def(p) || is(p, "lambda")) break;
+      if ((is(p, "for_statement") || is(p, "while_statement")) && backprops_at_its_level(p)) return false;
+    }
+    return runs_with_grad(loop, 0);
+  }
+
+  // True when `n` can run with autograd enabled: not under no_grad here, and its function (if
+  // any) has a call site that can.
+  bool runs_with_grad(TSNode n, int depth) {
+    if (depth > 3 || under_no_grad(n)) return false;
+    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "lambda") || is(p, "class_definition")) return false;
+      if (is(p, "function_definition")) {
+        for (const auto& site : m_.call_sites(p))
+          if (!dead(site.node) && runs_with_grad(site.node, depth + 1)) return true;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool grad_maybe_disabled_() {
+    if (grad_disabled_) return *grad_disabled_;
+    bool off = false;
+    for (TSNode c : m_.calls()) {
+      auto q = m_.callee_name(c, m_.scope_of(c));
+      if (q && *q == "torch.set_grad_enabled" && !is(m_.parent(c), "with_item")) off = true;
+      if (method_name(c, src_) == "requires_grad_") off = true;
+    }
+    visit(m_.root(), [&](TSNode n) {
+      if (off || !is(n, "assignment")) return;
+      TSNode l = unparen(field(n, "left"));
+      if (is(l, "attribute") && t(field(l, "attribute")) == "requires_grad") off = true;
+    });
+    grad_disabled_ = off;
+    return off;
+  }
+  std::optional<bool> grad_disabled_;
+
+  // A backward() whose nearest enclosing loop is `loop` itself (not a nested loop): one per
+  // iteration of `loop`.
+  bool backprops_at_its_level(TSNode loop) const {
+    bool found = false;
+    visit(field(loop, "body"), [&](TSNode n) {
+      if (found || !is(n, "call") || method_name(n, src_) != "backward") return;
+      if (same(innermost_loop(n), loop)) found = true;
+    });
+    return found;
+  }
+
   bool loop_backprops(TSNode loop) const {
     bool found = false;
     visit(field(loop, "body"), [&](TSNode n) {
@@ -1617,7 +1684,7 @@ class Builder {
   void analyse_kept_tensors() {
     std::set<uint32_t> reported;
     for (TSNode loop : m_.loops()) {
-      if (dead(loop) || !loop_backprops(loop)) continue;
+      if (dead(loop) || (!loop_backprops(loop) && !eval_loop_with_grad(loop))) continue;
       const Scope* s = m_.scope_of(loop);
       std::set<std::string> att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
@@ -1657,7 +1724,9 @@ class Builder {
             if (is(ch, "assignment")) {
               TSNode left = unparen(field(ch, "left"));
               TSNode right = field(ch, "right");
-              if (is(left, "identifier")) {
+              if (is(left, "identifier") && under_no_grad(ch)) {
+                att.erase(std::string(t(left)));  // computed without a graph
+              } else if (is(left, "identifier")) {
                 std::string name(t(left));
                 bool keep_site = attached(right, s, att) && is(unparen(right), "binary_operator") &&
                                  mentions(right, name) && bound_outside_only(name, s, loop, ch);
