@@ -15,7 +15,9 @@ constexpr RuleInfo kInfo{
     Severity::Warning, true, true, FixSafety::Unsafe,
     R"md(## What it does
 Finds tensor factory calls without `device=` that are moved to a CUDA device right away
-(`torch.zeros(n).cuda()`, `torch.tensor(x).to(device)`) inside a loop.
+(`torch.zeros(n).cuda()`, `torch.tensor(x).to(device)`) inside a loop, or inside the
+`forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
+`h0 = torch.zeros(...).to(device)`).
 
 ## Why is this bad
 Each iteration allocates and fills the tensor in host memory, then copies it over the bus

@@ -16,7 +16,14 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds training loops (loops that call `backward()`) that keep a graph-attached tensor — a
 loss, a model output, arithmetic on them — in something that outlives the iteration:
-`losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`.
+`losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`. A sum of attached
+tensors is attached too (`epoch_loss += loss` then `history.append(epoch_loss)`).
+
+It also finds evaluation loops that call a model and can run with autograd on: not under
+`torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once
+from a place that is not either. There the kept tensor holds the forward pass's activations.
+Files that turn autograd off in ways not followed (`torch.set_grad_enabled(False)` outside a
+`with`, `requires_grad_()`, assignments to `.requires_grad`) are left alone.
 
 ## Why is this bad
 Every kept tensor keeps its autograd graph alive: memory grows with every step until the run
