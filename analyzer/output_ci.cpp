@@ -6,10 +6,12 @@
 #include <cctype>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "analyzer/glob.h"
+#include "analyzer/notebook.h"
 
 namespace gpulint {
 namespace fs = std::filesystem;
@@ -32,6 +34,20 @@ LineCol one_based_codepoint(const SourceFile& src, uint32_t offset) {
 LineCol one_based_utf16(const SourceFile& src, uint32_t offset) {
   LineCol lc = src.utf16_position(clamp_offset(src, offset));
   return {lc.line + 1, lc.column + 1};
+}
+
+// Notebooks: module positions do not match the .ipynb file's lines, so the CI formats name
+// the cell instead ("cell 4, line 4, column 16", 1-based) and drop raw line numbers.
+struct CellWhere {
+  uint32_t cell, line, column;  // 1-based
+};
+std::optional<CellWhere> cell_where(const FileDiagnostics& f, uint32_t offset) {
+  if (!f.notebook) return std::nullopt;
+  CellPosition p = f.notebook->cell_position(*f.source, clamp_offset(*f.source, offset));
+  return CellWhere{p.cell, p.line + 1, p.column + 1};
+}
+std::string cell_text(const CellWhere& w) {
+  return fmt::format("cell {}, line {}, column {}", w.cell, w.line, w.column);
 }
 
 std::string_view severity_sarif_level(Severity s) {
@@ -259,6 +275,15 @@ void write_sarif(std::ostream& out, const std::vector<FileDiagnostics>& files,
       r["ruleId"] = d.code;
       if (auto it = rule_index.find(d.code); it != rule_index.end()) r["ruleIndex"] = it->second;
       r["level"] = severity_sarif_level(d.severity);
+      if (auto w = cell_where(f, d.start)) {
+        // No region: the notebook's JSON lines are not the cell's lines.
+        r["message"] = {{"text", cell_text(*w) + ": " + sentence(d.message)}};
+        r["locations"] = nlohmann::json::array({{{"physicalLocation", {{"artifactLocation", location}}}}});
+        r["properties"] = {{"cell", w->cell}, {"cellLine", w->line}, {"cellColumn", w->column}};
+        if (d.confidence == Confidence::Low) r["properties"]["confidence"] = "low";
+        results.push_back(std::move(r));
+        continue;
+      }
       r["message"] = {{"text", sentence(d.message)}};
       nlohmann::json physical = {{"artifactLocation", location},
                                  {"region", region(*f.source, d.start, d.end)},
@@ -308,6 +333,15 @@ void write_github(std::ostream& out, const std::vector<FileDiagnostics>& files,
     std::string abs = absolute_path(f.path, o.cwd);
     std::string shown = display_path(f.path, o.cwd);
     for (const Diagnostic& d : *f.diagnostics) {
+      if (auto w = cell_where(f, d.start)) {
+        // A file-level annotation: the .ipynb's JSON lines are not the cell's lines.
+        out << fmt::format("::{} title={},file={}::", github_command(d.severity),
+                           escape_property("gpulint (" + d.code + ")"), escape_property(abs))
+            << escape_data(fmt::format("{}:cell {}:{}:{}: {} {}", shown, w->cell, w->line,
+                                       w->column, d.code, d.message))
+            << "\n";
+        continue;
+      }
       LineCol s = one_based_codepoint(*f.source, d.start);
       LineCol e = one_based_codepoint(*f.source, std::max(d.start, d.end));
       out << fmt::format("::{} title={},file={},line={},col={},endLine={},endColumn={}::",
@@ -346,17 +380,19 @@ void write_gitlab(std::ostream& out, const std::vector<FileDiagnostics>& files,
       std::string_view severity = d.severity == Severity::Error     ? "critical"
                                   : d.severity == Severity::Warning ? "major"
                                                                     : "minor";
+      auto w = cell_where(f, d.start);
+      // GitLab needs a line: for a notebook, line 1 of the file, with the cell in the text.
+      uint32_t begin = w ? 1 : one_based_codepoint(*f.source, d.start).line;
+      uint32_t end = w ? 1 : one_based_codepoint(*f.source, std::max(d.start, d.end)).line;
       arr.push_back({
           {"check_name", d.code},
-          {"description", d.code + ": " + d.message},
+          {"description", d.code + ": " + (w ? cell_text(*w) + ": " : std::string()) + d.message},
           {"fingerprint", fmt::format("{:016x}", h)},
           {"severity", severity},
           {"categories", nlohmann::json::array({"Performance"})},
           {"location",
            {{"path", path},
-            {"lines",
-             {{"begin", one_based_codepoint(*f.source, d.start).line},
-              {"end", one_based_codepoint(*f.source, std::max(d.start, d.end)).line}}}}},
+            {"lines", {{"begin", begin}, {"end", end}}}}},
       });
     }
   }
@@ -391,6 +427,16 @@ void write_junit(std::ostream& out, const std::vector<FileDiagnostics>& files,
         "package=\"org.gpulint\">\n",
         xml_escape(shown), n, n);
     for (const Diagnostic& d : *f.diagnostics) {
+      if (auto w = cell_where(f, d.start)) {
+        // No line attribute: the .ipynb's lines are not the cell's lines.
+        out << fmt::format(
+            "        <testcase name=\"org.gpulint.{}\" classname=\"{}\">\n"
+            "            <failure message=\"{}\">{}, {}</failure>\n"
+            "        </testcase>\n",
+            xml_escape(d.code), xml_escape(classname), xml_escape(d.message), cell_text(*w),
+            xml_escape(d.message));
+        continue;
+      }
       LineCol s = one_based_codepoint(*f.source, d.start);
       out << fmt::format(
           "        <testcase name=\"org.gpulint.{}\" classname=\"{}\" line=\"{}\" "

@@ -10,6 +10,7 @@
 
 #include "analyzer/output.h"
 #include "analyzer/output_ci.h"
+#include "analyzer/notebook.h"
 #include "analyzer/rule.h"
 
 namespace gpulint {
@@ -269,6 +270,64 @@ TEST(OutputCi, Fnv1a64) {
   EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ULL);
   EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cULL);
   EXPECT_EQ(fnv1a64("foobar"), 0x85944171f73967e8ULL);
+}
+
+}  // namespace
+}  // namespace gpulint
+
+namespace gpulint {
+namespace {
+
+// A notebook: module positions are not lines of the .ipynb file, so every CI format names the
+// cell (1-based over all cells, markdown included) and the line and column inside it.
+TEST(OutputCi, NotebookDiagnosticsNameTheCell) {
+  const std::string ipynb = R"({
+ "cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# Title"]},
+  {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],
+   "source": ["import torch\n", "from torch.utils.data import DataLoader\n"]},
+  {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],
+   "source": ["ds = None\n", "loader = DataLoader(ds, batch_size=64)\n"]}
+ ],
+ "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+ "nbformat": 4, "nbformat_minor": 5
+}
+)";
+  LoadError error;
+  auto nb = Notebook::parse(ipynb, &error);
+  ASSERT_TRUE(nb.has_value());
+  SourceFile module("/work/repo/nb.ipynb", nb->module_text());
+  uint32_t at = static_cast<uint32_t>(module.text().find("DataLoader(ds"));
+  ASSERT_NE(at, std::string::npos);
+  Diagnostic d;
+  d.code = "DL001";
+  d.message = "`DataLoader` has no worker processes";
+  d.start = at;
+  d.end = at + 10;
+  d.fix = Fix{Applicability::Unsafe, "Set `num_workers=4`", {{at, at, "x"}}};
+  std::vector<Diagnostic> diags{d};
+  std::vector<FileDiagnostics> files{FileDiagnostics{"nb.ipynb", &module, &diags, &*nb}};
+
+  std::string gh = render(files, OutputFormat::Github);
+  EXPECT_THAT(gh, HasSubstr("nb.ipynb:cell 3:2:10: DL001"));
+  EXPECT_THAT(gh, Not(HasSubstr(",line=")));
+
+  auto gl = nlohmann::json::parse(render(files, OutputFormat::Gitlab));
+  EXPECT_THAT(gl[0]["description"].get<std::string>(), HasSubstr("cell 3, line 2, column 10"));
+  EXPECT_EQ(gl[0]["location"]["lines"]["begin"], 1);
+
+  std::string junit = render(files, OutputFormat::Junit);
+  EXPECT_THAT(junit, HasSubstr("cell 3, line 2, column 10"));
+  EXPECT_THAT(junit, Not(HasSubstr("line=\"")));
+
+  auto sarif = nlohmann::json::parse(render(files, OutputFormat::Sarif));
+  const auto& r = sarif["runs"][0]["results"][0];
+  EXPECT_EQ(r["properties"]["cell"], 3);
+  EXPECT_EQ(r["properties"]["cellLine"], 2);
+  EXPECT_EQ(r["properties"]["cellColumn"], 10);
+  EXPECT_FALSE(r["locations"][0]["physicalLocation"].contains("region"));
+  EXPECT_FALSE(r.contains("fixes"));
+  EXPECT_THAT(r["message"]["text"].get<std::string>(), HasSubstr("cell 3, line 2, column 10"));
 }
 
 }  // namespace

@@ -69,9 +69,10 @@ sys.exit(0 if errors == 0 and not notes and ok else 1)
 PY
 }
 
-# 1. Every rule's fixtures (with fixes), run from the repository root: relative URIs.
+# 1. Every rule's fixtures (with fixes) and the notebooks (cell positions, no region), run
+#    from the repository root: relative URIs.
 rc=0
-(cd "$REPO" && "$GPULINT" check --output-format sarif --select ALL fixtures/python) \
+(cd "$REPO" && "$GPULINT" check --output-format sarif --select ALL fixtures/python fixtures/notebooks) \
   >"$WORK/fixtures.sarif" 2>"$WORK/fixtures.err" || rc=$?
 [[ $rc -eq 1 ]] && pass "gpulint found diagnostics in fixtures/python (exit 1)" || fail "gpulint exit $rc"
 count=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]["results"]; print(len(r), len({x["ruleId"] for x in r}), sum(1 for x in r if "fixes" in x))' "$WORK/fixtures.sarif")
@@ -105,7 +106,7 @@ validate stdin "$WORK/stdin.sarif" || fail "stdin: SARIF validation"
 python3 - "$WORK/fixtures.sarif" "$WORK/broken.sarif" <<'PY'
 import json, sys
 log = json.load(open(sys.argv[1]))
-r = log["runs"][0]["results"][0]
+r = next(x for x in log["runs"][0]["results"] if "region" in x["locations"][0]["physicalLocation"])
 r["locations"][0]["physicalLocation"]["region"]["startLine"] = 0   # schema: minimum 1
 del r["message"]                                                   # required
 json.dump(log, open(sys.argv[2], "w"))
