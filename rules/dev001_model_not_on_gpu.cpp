@@ -17,7 +17,10 @@ constexpr RuleInfo kInfo{
 Finds models (the modules whose parameters an optimizer updates) that are never moved with
 `.to(device)` / `.cuda()` in a script that trains (`backward()`, `optimizer.step()`) and
 clearly means to use a GPU: it builds a CUDA device, calls `torch.cuda.is_available()` or
-`.cuda()` somewhere.
+`.cuda()` somewhere. The diagnostic points at the model's creation (`ResNet18()`,
+`nn.Sequential(`), also when that is inside a factory function of the file. Models built by
+code gpulint cannot see (a class or factory imported from another module, `torch.load`) may
+have been placed there and are not reported.
 
 ## Why is this bad
 Training silently runs on the CPU, typically tens of times slower, while the GPU idles.
