@@ -76,8 +76,11 @@ struct LoaderSite {
   ArgumentFact pin_memory;
   ArgumentFact persistent_workers;
   ArgumentFact prefetch_factor;
-  bool dataset_on_cuda = false;      ///< dataset provably holds CUDA tensors
-  bool dataset_small_in_memory = false;  ///< TensorDataset of in-memory CPU tensors
+  /// The dataset may already hold accelerator tensors: its class or collate_fn moves them,
+  /// it is built with `device=`, or it is a TensorDataset whose tensors are not provably on
+  /// the CPU. Batches then need no copy (DL002, DEV002 stay silent).
+  bool dataset_on_cuda = false;
+  bool dataset_small_in_memory = false;  ///< a TensorDataset: in-memory tensors, cheap items
   bool batches_copied_to_cuda = false;   ///< a loop over it moves its batches to a CUDA device
   bool iterated_in_outer_loop = false;   ///< iterated once per epoch (inside another loop)
   bool placement_managed = false;        ///< passed to accelerator.prepare / fabric / HF Trainer

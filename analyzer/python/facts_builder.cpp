@@ -636,31 +636,95 @@ class Builder {
   // True when every origin of `e` puts the tensor on a device other than the CPU (or on a
   // device gpulint cannot name): `.cuda()`, `.to(d)`, `device=d` with d not provably "cpu".
   // DataLoader workers cannot hand such tensors between processes.
-  bool tensor_on_device(TSNode e, const Scope* s) const {
+  // Where a tensor expression's data lives, as far as this file shows: every origin followed
+  // through device-keeping methods (`.float()`, `.permute()`, indexing, torch.cat/stack) to a
+  // creation. Factories and conversions from host data (`torch.tensor(np_array)`,
+  // `torch.from_numpy`, `torch.randn(n)`) without `device=` are on the CPU
+  // (https://pytorch.org/docs/stable/tensor_attributes.html#torch-device: "the default device
+  // is the CPU" unless torch.set_default_device says otherwise, which makes placement managed).
+  enum class Where { Cpu, Accelerator, Unknown };
+  static Where join(Where a, Where b) {
+    if (a == b) return a;
+    if (a == Where::Accelerator || b == Where::Accelerator) return Where::Accelerator;
+    return Where::Unknown;
+  }
+  Where device_value(TSNode dev, const Scope* sc) const {
+    auto vs = m_.evaluate(dev, sc);
+    bool all_cpu = !vs.empty(), any_accel = false;
+    for (const auto& v : vs) {
+      bool cpu = v.kind == Value::Kind::Str && v.s == "cpu";
+      all_cpu = all_cpu && cpu;
+      if (v.kind == Value::Kind::Str && !cpu) any_accel = true;
+    }
+    if (all_cpu) return Where::Cpu;
+    return any_accel ? Where::Accelerator : Where::Unknown;
+  }
+  Where tensor_where(TSNode e, const Scope* s, int depth = 0) const {
+    if (depth > 12) return Where::Unknown;
     auto os = m_.origins(e, s);
-    if (os.empty()) return false;
-    auto not_cpu = [&](TSNode dev, const Scope* sc) {
-      auto vs = m_.evaluate(dev, sc);
-      for (const auto& v : vs)
-        if (!(v.kind == Value::Kind::Str && v.s == "cpu")) return true;
-      return false;
-    };
+    if (os.empty()) return Where::Unknown;
+    std::optional<Where> out;
     for (const auto& o : os) {
-      TSNode n = unparen(o.node);
-      if (!is(n, "call")) return false;
-      std::string_view meth = method_name(n, src_);
-      if (meth == "cuda") continue;
+      Where w = origin_where(unparen(o.node), o.scope, depth);
+      out = out ? join(*out, w) : w;
+      if (*out == Where::Accelerator) return *out;
+    }
+    return out.value_or(Where::Unknown);
+  }
+  Where origin_where(TSNode n, const Scope* s, int depth) const {
+    if (is(n, "subscript")) return tensor_where(field(n, "value"), s, depth + 1);
+    if (is(n, "binary_operator")) {
+      return join(tensor_where(field(n, "left"), s, depth + 1), tensor_where(field(n, "right"), s, depth + 1));
+    }
+    if (!is(n, "call")) return Where::Unknown;
+    std::string_view meth = method_name(n, src_);
+    TSNode r = receiver(n);
+    if (!is_null(r) && !is(field(n, "function"), "identifier")) {
+      if (meth == "cuda") return Where::Accelerator;
+      if (meth == "cpu" || meth == "numpy") return Where::Cpu;
       if (meth == "to") {
         auto a = positional_args(n);
         TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
-        if (!is_null(dev) && not_cpu(dev, o.scope)) continue;
-        return false;
+        if (is_null(dev)) return tensor_where(r, s, depth + 1);
+        auto dq = m_.qualified_name(dev, s);
+        // x.to(torch.float32): a dtype, the device stays.
+        if (dq && starts_with(*dq, "torch.") && !starts_with(*dq, "torch.device")) return tensor_where(r, s, depth + 1);
+        return device_value(dev, s);
       }
-      TSNode dev = keyword_arg(n, "device", src_);
-      if (!is_null(dev) && not_cpu(dev, o.scope)) continue;
-      return false;
+      if (kSameDeviceMethods.count(meth)) return tensor_where(r, s, depth + 1);
     }
-    return true;
+    auto q = m_.callee_name(n, s);
+    if (!q || !starts_with(*q, "torch.")) return Where::Unknown;
+    TSNode dev = keyword_arg(n, "device", src_);
+    if (!is_null(dev)) return device_value(dev, s);
+    std::string_view fn = std::string_view(*q).substr(6);
+    auto pa = positional_args(n);
+    if ((fn == "cat" || fn == "concat" || fn == "stack" || fn == "hstack" || fn == "vstack") && !pa.empty()) {
+      TSNode seq = unparen(pa[0]);
+      if (!(is(seq, "list") || is(seq, "tuple"))) return tensor_where(seq, s, depth + 1);
+      std::optional<Where> out;
+      for (auto el : named_children(seq)) {
+        Where w = tensor_where(el, s, depth + 1);
+        out = out ? join(*out, w) : w;
+      }
+      return out.value_or(Where::Unknown);
+    }
+    if (kSameDeviceMethods.count(fn) && !pa.empty()) return tensor_where(pa[0], s, depth + 1);
+    if (kFactories.count(*q) || fn == "from_numpy" || fn == "as_tensor" || fn == "Tensor" ||
+        fn == "FloatTensor" || fn == "LongTensor" || fn == "IntTensor" || fn == "DoubleTensor" ||
+        fn == "BoolTensor" || fn == "zeros_like" || fn == "ones_like" || fn == "randn_like" ||
+        fn == "rand_like") {
+      // torch.tensor / as_tensor / *_like of a tensor keep that tensor's device.
+      if (!pa.empty() && (fn == "tensor" || fn == "as_tensor" || starts_with(fn, "zeros_like") ||
+                          starts_with(fn, "ones_like") || starts_with(fn, "rand"))) {
+        if (fn != "rand" && fn != "randn" && fn != "randint" && fn != "randperm") {
+          Where a = tensor_where(pa[0], s, depth + 1);
+          if (a == Where::Accelerator) return a;
+        }
+      }
+      return Where::Cpu;
+    }
+    return Where::Unknown;
   }
 
   void find_loaders() {
@@ -687,7 +751,11 @@ class Builder {
             if (is(n, "lambda") && moves_to_device(n)) site.dataset_on_cuda = true;
             if (is(n, "identifier")) {
               const auto* bs = m_.lookup(t(n), o.scope);
-              if (bs) for (const auto& b : *bs) if (b.kind == Binding::Kind::Def && moves_to_device(b.function)) site.dataset_on_cuda = true;
+              // A function, or a batch class whose constructor builds the batch (`collate_fn=Batch`).
+              if (bs)
+                for (const auto& b : *bs)
+                  if ((b.kind == Binding::Kind::Def || b.kind == Binding::Kind::Class) && moves_to_device(b.function))
+                    site.dataset_on_cuda = true;
             }
           }
         }
@@ -719,11 +787,13 @@ class Builder {
             }
             auto dq = m_.callee_name(o.node, o.scope);
             if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
+            // In memory either way (DL001 stays silent); tensors that may already be on an
+            // accelerator make batches that need no copy (DL002, DEV002 stay silent too).
             auto ta = positional_args(o.node);
-            bool all_cuda = !ta.empty();
-            for (auto a : ta) all_cuda = all_cuda && tensor_on_device(a, o.scope);
-            if (all_cuda) site.dataset_on_cuda = true;
-            else site.dataset_small_in_memory = true;
+            bool all_cpu = !ta.empty();
+            for (auto a : ta) all_cpu = all_cpu && tensor_where(a, o.scope) == Where::Cpu;
+            if (!all_cpu) site.dataset_on_cuda = true;
+            site.dataset_small_in_memory = true;
           }
         }
       } else if (*q == "transformers.TrainingArguments" || *q == "transformers.Seq2SeqTrainingArguments") {
@@ -1484,6 +1554,9 @@ class Builder {
       for (const auto& [loop, indices] : loader_loops()) {
         LoopWalk w = walk_loader_loop(loop, indices);
         seen |= w.models_called.count(&mi) > 0;
+        // Batches that may already be on the device (a TensorDataset of torch.load()ed
+        // tensors) were not followed: which of them need moving is unknown.
+        if (w.skipped && w.models_called.count(&mi)) complete = false;
       }
       std::vector<Edit> edits{{end(mi.origin), end(mi.origin), ".to(" + device + ")"}};
       for (std::size_t u = before; u < facts_.unmoved_batches.size(); ++u) {
