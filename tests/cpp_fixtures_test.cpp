@@ -15,6 +15,7 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/cpp/frontend.h"
+#include "analyzer/driver.h"
 #include "analyzer/fixer.h"
 #include "tests/test_util.h"
 
@@ -261,6 +262,195 @@ TEST(CppSuppression, NolintForms) {
   for (const auto& d : ds) left.insert(src.line_of(d.start));
   EXPECT_EQ(n, 3u);
   EXPECT_EQ(left, (std::set<uint32_t>{2, 3, 5, 6}));
+}
+
+// The comments of `text`: `// …` to the end of the line and `/* … */` (no strings in these tests).
+std::vector<Comment> comments_of(const std::string& text) {
+  std::vector<Comment> out;
+  for (std::size_t p = 0; p + 1 < text.size();) {
+    if (text.compare(p, 2, "//") == 0) {
+      std::size_t e = std::min(text.find('\n', p), text.size());
+      out.push_back({static_cast<uint32_t>(p), static_cast<uint32_t>(e)});
+      p = e;
+    } else if (text.compare(p, 2, "/*") == 0) {
+      std::size_t e = text.find("*/", p + 2);
+      e = e == std::string::npos ? text.size() : e + 2;
+      out.push_back({static_cast<uint32_t>(p), static_cast<uint32_t>(e)});
+      p = e;
+    } else {
+      ++p;
+    }
+  }
+  return out;
+}
+
+// One diagnostic of `code` at the start of every line that begins with "x" (0-based lines).
+std::vector<Diagnostic> diagnostics_on_x_lines(const SourceFile& src, const char* code = "DL001") {
+  std::vector<Diagnostic> ds;
+  for (uint32_t line = 0; line < src.line_count(); ++line) {
+    if (src.line_text(line).substr(0, 1) != "x") continue;
+    Diagnostic d;
+    d.code = code;
+    d.start = src.line_start(line);
+    d.end = d.start + 1;
+    ds.push_back(d);
+  }
+  return ds;
+}
+
+std::set<uint32_t> lines_left(const SourceFile& src, const std::vector<Diagnostic>& ds) {
+  std::set<uint32_t> left;
+  for (const auto& d : ds) left.insert(src.line_of(d.start));
+  return left;
+}
+
+TEST(CppSuppression, NolintBeginEndRegions) {
+  std::string text =
+      "// NOLINTBEGIN(DL001)\n"          // 0
+      "x1();\n"                          // 1  suppressed
+      "x2();\n"                          // 2  suppressed
+      "// NOLINTEND(DL001)\n"            // 3
+      "x4();\n"                          // 4
+      "/* NOLINTBEGIN */\n"              // 5
+      "x6();\n"                          // 6  suppressed: bare BEGIN, every code
+      "// NOLINTBEGIN(bugprone-foo)\n"   // 7  nested, for another tool
+      "x8();\n"                          // 8  suppressed by the outer block
+      "// NOLINTEND(bugprone-foo)\n"     // 9
+      "/* NOLINTEND */\n"                // 10
+      "// NOLINTBEGIN(MEM001)\n"         // 11
+      "x12();\n"                         // 12 another code: kept
+      "// NOLINTEND(MEM001)\n"           // 13
+      "// NOLINTBEGIN( dl001 , other )\n"  // 14 whitespace in the list is ignored
+      "x15();\n"                         // 15 suppressed
+      "// NOLINTEND(dl001,other)\n"      // 16
+      "x17(); // NOLINTBEGINX NOLINTENDING\n"  // 17 neither is a directive
+      "x18();\n";                        // 18
+  SourceFile src("t.cpp", text);
+  auto ds = diagnostics_on_x_lines(src);
+  std::vector<SuppressionError> errors;
+  uint32_t n = apply_cpp_suppressions(src, comments_of(text), ds, &errors);
+  EXPECT_EQ(n, 5u);
+  EXPECT_EQ(lines_left(src, ds), (std::set<uint32_t>{4, 12, 17, 18}));
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(CppSuppression, RegionIsByPositionLikeClangTidy) {
+  // clang-tidy compares offsets: a diagnostic after the BEGIN on the BEGIN's own line is inside,
+  // one before the END on the END's line too; one after the END on its line is outside.
+  std::string text =
+      "a(); /* NOLINTBEGIN */ x();\n"
+      "x(); /* NOLINTEND */ x();\n";
+  SourceFile src("t.cpp", text);
+  std::vector<Diagnostic> ds;
+  for (std::size_t p = text.find("x()"); p != std::string::npos; p = text.find("x()", p + 1)) {
+    Diagnostic d;
+    d.code = "DL001";
+    d.start = static_cast<uint32_t>(p);
+    d.end = d.start + 3;
+    ds.push_back(d);
+  }
+  ASSERT_EQ(ds.size(), 3u);
+  uint32_t last = ds[2].start;
+  EXPECT_EQ(apply_cpp_suppressions(src, comments_of(text), ds), 2u);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].start, last);
+}
+
+TEST(CppSuppression, UnmatchedBeginAndEndAreReportedAsClangTidyDoes) {
+  // As clang-tidy 16: an END must close the innermost open BEGIN with the same check list;
+  // what is left is unmatched, suppresses nothing, and is reported with clang-tidy's message.
+  std::string text =
+      "// NOLINTBEGIN(DL001)\n"   // 0  never closed (the END below names another list)
+      "x1();\n"                   // 1  not suppressed
+      "// NOLINTEND(MEM001)\n"    // 2  unmatched END
+      "x3();\n"                   // 3
+      "// NOLINTEND\n";           // 4  unmatched END
+  SourceFile src("t.cpp", text);
+  auto ds = diagnostics_on_x_lines(src);
+  std::vector<SuppressionError> errors;
+  EXPECT_EQ(apply_cpp_suppressions(src, comments_of(text), ds, &errors), 0u);
+  EXPECT_EQ(lines_left(src, ds), (std::set<uint32_t>{1, 3}));
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].offset, 3u);  // the 'N' of NOLINTBEGIN
+  EXPECT_EQ(errors[0].message, "unmatched 'NOLINTBEGIN' comment without a subsequent 'NOLINTEND' comment");
+  EXPECT_EQ(src.line_of(errors[1].offset), 2u);
+  EXPECT_EQ(errors[1].message, "unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment");
+  EXPECT_EQ(src.line_of(errors[2].offset), 4u);
+
+  // Crossed blocks: BEGIN(a) BEGIN(b) END(a) END(b) → END(a) is unmatched, b closes, a is left open.
+  std::string crossed =
+      "// NOLINTBEGIN(DL001)\n"
+      "// NOLINTBEGIN(MEM001)\n"
+      "x2();\n"
+      "// NOLINTEND(DL001)\n"
+      "// NOLINTEND(MEM001)\n";
+  SourceFile src2("t.cpp", crossed);
+  auto ds2 = diagnostics_on_x_lines(src2);
+  errors.clear();
+  EXPECT_EQ(apply_cpp_suppressions(src2, comments_of(crossed), ds2, &errors), 0u);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(src2.line_of(errors[0].offset), 0u);
+  EXPECT_NE(errors[0].message.find("'NOLINTBEGIN'"), std::string::npos);
+  EXPECT_EQ(src2.line_of(errors[1].offset), 3u);
+  EXPECT_NE(errors[1].message.find("'NOLINTEND'"), std::string::npos);
+}
+
+TEST(CppSuppression, UnmatchedDirectivesAreReportedOnlyWhenADiagnosticReachesTheBlockCheck) {
+  // clang-tidy reads the blocks (and reports the unmatched ones) only for a diagnostic that no
+  // NOLINT / NOLINTNEXTLINE on its line already suppressed; a file without one stays silent.
+  std::string text =
+      "x0(); // NOLINT\n"
+      "// NOLINTEND\n";
+  SourceFile src("t.cpp", text);
+  auto ds = diagnostics_on_x_lines(src);
+  std::vector<SuppressionError> errors;
+  EXPECT_EQ(apply_cpp_suppressions(src, comments_of(text), ds, &errors), 1u);
+  EXPECT_TRUE(errors.empty());
+  std::vector<Diagnostic> none;
+  EXPECT_EQ(apply_cpp_suppressions(src, comments_of(text), none, &errors), 0u);
+  EXPECT_TRUE(errors.empty());
+  // A diagnostic that a matched block suppresses still reports another, unmatched END.
+  std::string text2 =
+      "// NOLINTBEGIN\n"
+      "x1();\n"
+      "// NOLINTEND\n"
+      "// NOLINTEND\n";
+  SourceFile src2("t.cpp", text2);
+  auto ds2 = diagnostics_on_x_lines(src2);
+  EXPECT_EQ(apply_cpp_suppressions(src2, comments_of(text2), ds2, &errors), 1u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(src2.line_of(errors[0].offset), 3u);
+}
+
+TEST(CppSuppression, UnmatchedEndIsAWarningLineFromTheCli) {
+  gpulint::testing::TempDir dir;
+  fs::path f = dir.path() / "train.cpp";
+  std::string text =
+      "#include <torch/torch.h>\n"
+      "int main() {\n"
+      "  auto ds = torch::data::datasets::MNIST(\"d\").map(torch::data::transforms::Stack<>());\n"
+      "  auto loader = torch::data::make_data_loader(std::move(ds), 64);\n"
+      "  // NOLINTEND(DL001)\n"
+      "  for (auto& b : *loader) (void)b;\n"
+      "}\n";
+  std::ofstream(f) << text;
+  DriverOptions opt;
+  opt.threads = 1;
+  opt.analyze = [](const SourceFile& s, const FileSettings& st) { return project().analyze(s, st); };
+  FileTask task;
+  task.path = f.string();
+  task.display = "train.cpp";
+  task.settings = FileSettings::all_rules_enabled();
+  auto outcomes = run_tasks({task}, opt);
+  ASSERT_EQ(outcomes.size(), 1u);
+  ASSERT_EQ(outcomes[0].diagnostics.size(), 1u);  // the END suppresses nothing
+  std::vector<std::string> nolint;
+  for (const auto& w : outcomes[0].warnings)
+    if (w.find("clang-tidy-nolint") != std::string::npos) nolint.push_back(w);
+  ASSERT_EQ(nolint.size(), 1u);
+  EXPECT_EQ(nolint[0],
+            "warning: train.cpp:5:6: unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' "
+            "comment [clang-tidy-nolint]");
 }
 
 }  // namespace

@@ -539,7 +539,7 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     rule->check(tu.facts, settings.options, report.diagnostics);
   }
   if (!report.diagnostics.empty())
-    report.suppressed = apply_cpp_suppressions(source, tu.comments, report.diagnostics);
+    report.suppressed = apply_cpp_suppressions(source, tu.comments, report.diagnostics, &report.suppression_errors);
   std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
                    [](const Diagnostic& a, const Diagnostic& b) {
                      if (a.start != b.start) return a.start < b.start;
