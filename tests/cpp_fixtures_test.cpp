@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analyzer/analysis.h"
+#include "analyzer/cpp/compile_flags.h"
 #include "analyzer/cpp/frontend.h"
 #include "analyzer/driver.h"
 #include "analyzer/fixer.h"
@@ -230,6 +231,82 @@ TEST(CppBadInput, MalformedCompileCommandsIsAnErrorNamingTheFile) {
                       FileSettings::all_rules_enabled());
   ASSERT_TRUE(r.error);
   EXPECT_NE(r.error->find((dir.path() / "compile_commands.json").string()), std::string::npos) << *r.error;
+}
+
+// --- compile commands written for g++ --------------------------------------------------------
+
+// GCC-only flags measured to stop clang 16's driver (analyzer/cpp/compile_flags.h).
+const std::vector<std::string> kGccOnlyFlags = {
+    "-fconcepts-diagnostics-depth=3", "-mno-direct-extern-access", "-fipa-pta", "-fno-ipa-cp-clone",
+    "-fno-tree-loop-distribute-patterns", "-fno-var-tracking-assignments", "-fno-gnu-unique",
+    "-fconstexpr-ops-limit=100000000", "-flto-partition=none", "-fabi-version=11", "-fno-lifetime-dse",
+    "-mindirect-branch=thunk", "-fdiagnostics-urls=never", "-fanalyzer", "-fcoroutines",
+    "-fsanitize=bounds-strict", "-fplugin=annobin", "-fdiagnostics-format=json", "-fprofile-use=/nonexistent/gcda"};
+// Flags clang accepts (some with a warning that -w silences): kept as they are.
+const std::vector<std::string> kKeptFlags = {
+    "-Wno-maybe-uninitialized", "-fstack-clash-protection", "-fcf-protection=full", "-fno-semantic-interposition",
+    "-fno-tree-vectorize", "-flto=auto", "-fdiagnostics-color=always", "-O2", "-g", "-DNDEBUG", "-fPIC", "-pthread"};
+
+TEST(CppCompileFlags, GccOnlyFlagsAreLeftOutAndTheRestKept) {
+  std::vector<std::string> flags = {"-isystem", "/usr/include/torch/csrc/api/include", "-std=gnu++17"};
+  flags.insert(flags.end(), kGccOnlyFlags.begin(), kGccOnlyFlags.end());
+  flags.insert(flags.end(), kKeptFlags.begin(), kKeptFlags.end());
+  flags.insert(flags.end(), {"-aux-info", "protos.txt", "-dumpdir", "obj/", "-include", "-fipa-pta"});
+  std::vector<std::string> dropped;
+  auto out = cpp::clang_compatible_flags(flags, &dropped);
+  std::vector<std::string> want = {"-isystem", "/usr/include/torch/csrc/api/include", "-std=gnu++17"};
+  want.insert(want.end(), kKeptFlags.begin(), kKeptFlags.end());
+  want.insert(want.end(), {"-include", "-fipa-pta"});  // a value of a known option is never judged
+  EXPECT_EQ(out, want);
+  std::vector<std::string> want_dropped = {"-aux-info", "protos.txt", "-dumpdir", "obj/"};
+  want_dropped.insert(want_dropped.end(), kGccOnlyFlags.begin(), kGccOnlyFlags.end());
+  EXPECT_EQ(dropped, want_dropped);
+}
+
+TEST(CppCompileFlags, NewerStandardsAreSpelledAsClang16Does) {
+  std::vector<std::string> dropped;
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=c++23"}, &dropped), std::vector<std::string>{"-std=c++2b"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=gnu++26"}, nullptr), std::vector<std::string>{"-std=gnu++2b"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=c++20"}, nullptr), std::vector<std::string>{"-std=c++20"});
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(dropped[0], "-std=c++23 → -std=c++2b");
+}
+
+// A compile_commands.json as CMake writes it for g++ (argv[0] /usr/bin/g++, gcc-only flags):
+// the file is parsed as C++ without a clang error and its findings are reported.
+TEST(CppCompileFlags, ACompileCommandsJsonWrittenForGppIsAnalysed) {
+  gpulint::testing::TempDir dir;
+  fs::create_directories(dir.path() / "src");
+  fs::create_directories(dir.path() / "build");
+  fs::copy_file(kRoot / "fixtures/cpp/DL001/mnist_batch_size_only.cpp", dir.path() / "src/train.cpp");
+  fs::copy_file(kRoot / "fixtures/cpp/DL001/mnist_batch_size_only.cpp", dir.path() / "src/eval.cpp");
+  auto command = [&](const std::string& compiler, const std::string& file) {
+    // Once the gcc-only flags are left out these are the fallback flags: the PCH is shared.
+    std::string args = "\"" + compiler + "\", \"-std=c++17\", \"-isystem/usr/include/torch/csrc/api/include\"";
+    for (const auto& f : kGccOnlyFlags) args += ", \"" + f + "\"";
+    args += ", \"-aux-info\", \"protos.txt\", \"-o\", \"x.o\", \"-c\", \"" + (dir.path() / "src" / file).string() + "\"";
+    return "{\"directory\": \"" + (dir.path() / "build").string() + "\", \"file\": \"" + (dir.path() / "src" / file).string() +
+           "\", \"arguments\": [" + args + "]}";
+  };
+  std::ofstream(dir.path() / "build/compile_commands.json")
+      << "[" << command("/usr/bin/g++", "train.cpp") << ",\n" << command("gcc", "eval.cpp") << "]\n";
+  std::vector<std::string> notes;
+  cpp::CppOptions o;
+  o.build_dir = (dir.path() / "build").string();
+  o.note = [&](const std::string& n) { notes.push_back(n); };
+  std::string err;
+  auto p = cpp::CppProject::open(o, &err);
+  ASSERT_TRUE(p) << err;
+  for (const char* file : {"train.cpp", "eval.cpp"}) {
+    fs::path f = dir.path() / "src" / file;
+    auto r = p->analyze(SourceFile(f.string(), read(f)), FileSettings::all_rules_enabled());
+    ASSERT_FALSE(r.error) << *r.error;
+    EXPECT_FALSE(r.syntax_error) << file << ": " << r.syntax_error->message;
+    ASSERT_EQ(r.diagnostics.size(), 1u) << file;
+    EXPECT_EQ(r.diagnostics[0].code, "DL001");
+  }
+  ASSERT_EQ(notes.size(), 1u);  // one note per run, naming what was left out
+  EXPECT_NE(notes[0].find("-fconcepts-diagnostics-depth=3"), std::string::npos) << notes[0];
 }
 
 // --- NOLINT --------------------------------------------------------------------------------

@@ -35,6 +35,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/cpp/compile_flags.h"
 #include "analyzer/cpp/facts_builder.h"
 #include "analyzer/rule.h"
 
@@ -253,6 +254,7 @@ struct CppProject::Impl {
   std::map<std::string, Found> by_dir;
   std::once_flag fallback_note;
   std::once_flag pch_failed_note;
+  std::once_flag dropped_flags_note;
   std::map<std::string, std::shared_future<std::optional<std::string>>> pch;
   PchStats stats;
 
@@ -478,7 +480,17 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     report.error = error;
     return report;
   }
-  std::vector<std::string> flags(cmd->arguments.begin() + 1, cmd->arguments.end() - 1);
+  // A command written for g++ may hold flags Clang rejects: left out (compile_flags.h).
+  std::vector<std::string> dropped;
+  std::vector<std::string> flags =
+      clang_compatible_flags(std::vector<std::string>(cmd->arguments.begin() + 1, cmd->arguments.end() - 1), &dropped);
+  if (!dropped.empty())
+    std::call_once(impl_->dropped_flags_note, [&] {
+      std::string list;
+      for (const auto& d : dropped) list += (list.empty() ? "" : " ") + d;
+      impl_->note(fmt::format("gpulint: compile flags clang 16 does not accept were left out (first seen for {}): {}",
+                              abs.string(), list));
+    });
 
   std::optional<std::string> pch;
   if (impl_->opt.use_pch && includes_torch(source.text())) pch = impl_->pch_for(flags, cmd->directory);
