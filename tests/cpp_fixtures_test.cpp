@@ -18,6 +18,7 @@
 #include "analyzer/cpp/frontend.h"
 #include "analyzer/driver.h"
 #include "analyzer/fixer.h"
+#include "analyzer/rule.h"
 #include "tests/test_util.h"
 
 namespace fs = std::filesystem;
@@ -179,6 +180,65 @@ TEST(CppFix, Dev003AndMem001) {
   std::string fixed = fix_all(f, text);
   EXPECT_NE(fixed.find("torch::zeros({2, 4}, torch::TensorOptions().device(device));"), std::string::npos) << fixed;
   EXPECT_NE(fixed.find("losses.push_back(loss.detach());"), std::string::npos) << fixed;
+}
+
+// Fix fixtures: fixtures/cpp/fixes/<RULE>_<name>.cpp with a `.fixed` twin. The fixture
+// compiles, has a fixable diagnostic of RULE, `--fix` (unsafe fixes when RULE's are unsafe)
+// produces exactly the `.fixed` text, the `.fixed` text compiles (clang, with the same flags
+// and PCH) and leaves no fixable diagnostic, and fixing it again changes nothing.
+std::vector<std::string> cpp_fix_fixtures() {
+  std::vector<std::string> out;
+  fs::path dir = kRoot / "fixtures/cpp/fixes";
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".cpp") out.push_back(fs::relative(e.path(), kRoot).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class CppFixFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CppFixFixture, FixProducesExpectedTextThatCompilesAndIsIdempotent) {
+  fs::path path = kRoot / GetParam();
+  fs::path fixed_path = path;
+  fixed_path += ".fixed";
+  ASSERT_TRUE(fs::exists(fixed_path)) << "missing " << fixed_path;
+  std::string rule = path.filename().string().substr(0, path.filename().string().find('_'));
+  const Rule* fixture_rule = find_rule(rule);
+  ASSERT_NE(fixture_rule, nullptr) << "no rule " << rule;
+  bool unsafe = fixture_rule->info().fix == FixSafety::Unsafe;
+  auto analyze = [&](const SourceFile& s) { return project().analyze(s, FileSettings::all_rules_enabled()); };
+
+  SourceFile src(path.string(), read(path));
+  FileReport initial = analyze(src);
+  ASSERT_FALSE(initial.syntax_error) << "not valid LibTorch C++: " << initial.syntax_error->message;
+  ASSERT_TRUE(std::any_of(initial.diagnostics.begin(), initial.diagnostics.end(),
+                          [&](const Diagnostic& d) { return d.code == rule && d.fix && !d.fix->edits.empty(); }))
+      << "no fixable " << rule << " diagnostic in " << GetParam();
+  FixResult result = fix_source(src, initial, unsafe, analyze);
+  ASSERT_FALSE(result.error) << *result.error;
+  EXPECT_EQ(result.text, read(fixed_path));
+
+  // The fixed text is valid C++ for clang (the same command and PCH as the analysis).
+  SourceFile fixed(path.string(), result.text);
+  FileReport after = analyze(fixed);
+  EXPECT_FALSE(after.syntax_error) << "the fixed file does not compile: " << after.syntax_error->message;
+  for (const Diagnostic& d : after.diagnostics)
+    EXPECT_FALSE(d.code == rule && d.fix && fix_applies(*d.fix, unsafe))
+        << "a fixable " << rule << " is left at byte " << d.start << ": " << d.message;
+  FixResult second = fix_source(fixed, after, unsafe, analyze);
+  EXPECT_FALSE(second.changed) << "a second --fix changed the file:\n" << second.text;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpp, CppFixFixture, ::testing::ValuesIn(cpp_fix_fixtures()), param_name);
+
+TEST(CppFixFixtureCorpus, EveryCppRuleWithAFixHasAFixFixture) {
+  // The C++ front end builds fixes for these rules (DEV001 reports without one in C++).
+  for (const char* rule : {"DL001", "DEV002", "DEV003", "MEM001"}) {
+    bool found = false;
+    for (const auto& rel : cpp_fix_fixtures()) found |= fs::path(rel).filename().string().rfind(std::string(rule) + "_", 0) == 0;
+    EXPECT_TRUE(found) << "no fixtures/cpp/fixes/" << rule << "_*.cpp";
+  }
 }
 
 // --- bad input -----------------------------------------------------------------------------

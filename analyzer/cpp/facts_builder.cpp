@@ -468,10 +468,11 @@ void Builder::collect_loaders(FileFacts& f) {
     }
 
     // How the fix sets the workers: replace a written value, or append `.workers(N)`.
-    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument };
+    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument, AppendStatement };
     FixKind fix = FixKind::None;
     uint32_t fix_start = 0, fix_end = 0;
     std::string wrapped;  // the converted argument's text (WrapConversion)
+    std::string statement_prefix;  // "\n<indent>options.workers(" (AppendStatement)
 
     std::vector<Value> values;
     bool unknown = false;
@@ -570,9 +571,42 @@ void Builder::collect_loaders(FileFacts& f) {
         }
         std::size_t before = values.size();
         read(vd->getInit(), true, depth + 1);
+        FixKind init_fix = fix;
         if (had_workers && values.size() > before && values.back().kind == Value::Kind::Absent) values.pop_back();
-        if (had_workers) fix = FixKind::None;
-        if (fix == FixKind::WrapConversion) fix = FixKind::None;  // `DataLoaderOptions o = 64;`
+        if (had_workers) {
+          fix = FixKind::None;
+          return;
+        }
+        // The declaration constructs the options itself (`DataLoaderOptions o(64);`, `o{64}`,
+        // `o;`, `o = 64;`): `.workers(N)` cannot follow it, so the fix adds the statement
+        // `o.workers(N);` after the declaration.
+        fix = FixKind::None;
+        auto* ctor = dyn_cast_or_null<CXXConstructExpr>(vd->getInit()->IgnoreImplicit());
+        if (ctor && !isa<CXXTemporaryObjectExpr>(ctor) &&
+            !(ctor->getConstructor() && ctor->getConstructor()->isCopyOrMoveConstructor())) {
+          auto ps = ctx_.getParents(*vd);
+          const DeclStmt* ds = ps.empty() ? nullptr : ps[0].get<DeclStmt>();
+          bool in_block = false;
+          if (ds) {
+            auto pp = ctx_.getParents(*ds);
+            in_block = !pp.empty() && pp[0].get<CompoundStmt>() != nullptr;
+          }
+          auto begin = ds ? offset(ds->getBeginLoc()) : std::nullopt;
+          auto end = ds ? end_offset(ds->getEndLoc()) : std::nullopt;
+          if (in_block && begin && end && vd->getDeclName().isIdentifier()) {
+            llvm::StringRef buf = sm_.getBufferData(sm_.getMainFileID());
+            std::size_t line_start = buf.rfind('\n', *begin);
+            line_start = line_start == llvm::StringRef::npos ? 0 : line_start + 1;
+            std::size_t indent_end = line_start;
+            while (indent_end < *begin && (buf[indent_end] == ' ' || buf[indent_end] == '\t')) ++indent_end;
+            fix = FixKind::AppendStatement;
+            fix_start = fix_end = *end;
+            statement_prefix = "\n" + buf.substr(line_start, indent_end - line_start).str() + vd->getName().str() + ".workers(";
+          }
+        } else {
+          fix = init_fix;  // a chain or temporary after `=`: `.workers(N)` is appended to it
+          if (fix == FixKind::WrapConversion) fix = FixKind::None;
+        }
         return;
       }
       unknown = true;
@@ -594,6 +628,7 @@ void Builder::collect_loaders(FileFacts& f) {
         case FixKind::AppendCall: prefix = ".workers("; suffix = ")"; break;
         case FixKind::WrapConversion: prefix = "torch::data::DataLoaderOptions(" + wrapped + ").workers("; suffix = ")"; break;
         case FixKind::AddArgument: prefix = ", torch::data::DataLoaderOptions().workers("; suffix = ")"; break;
+        case FixKind::AppendStatement: prefix = statement_prefix; suffix = ");"; break;
         case FixKind::None: break;
       }
       // Validate the range once as a clang Replacement; the rule supplies the value.
@@ -685,6 +720,9 @@ std::optional<std::string> Builder::placement_device(const CXXMemberCallExpr* mv
   if (method_named(mv->getMethodDecl(), "cuda")) return std::string("torch::kCUDA");
   if (mv->getNumArgs() < 1) return std::nullopt;
   const Expr* a = strip(mv->getArg(0));
+  // `to(torch::kCUDA)`: the DeviceType converts to a Device.
+  if (auto* c = dyn_cast<CXXConstructExpr>(a); c && c->getNumArgs() >= 1 && !isa<CXXTemporaryObjectExpr>(c))
+    a = strip(c->getArg(0));
   if (auto* d = dyn_cast<DeclRefExpr>(a))
     if (auto* dv = dyn_cast<VarDecl>(d->getDecl()))
       if (auto r = range(a->getSourceRange())) {
@@ -833,9 +871,21 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
     for (const VarDecl* vd : nodes<VarDecl>(match(stmt(forEachDescendant(varDecl(hasLocalStorage()).bind("n"))), *body, ctx_)))
       if (vd->getInit() && is_tensor_type(vd->getType()) && is_field(vd->getInit()) && assignments_[vd].empty())
         unmoved_vars.insert(vd);
-    auto unmoved = [&](const Expr* a) -> bool {
+    std::function<bool(const Expr*)> unmoved = [&](const Expr* a) -> bool {
       if (is_field(a)) return true;
       const Expr* s = strip(a);
+      // A reshaped or converted view of an unmoved batch tensor is on the CPU too:
+      // `images.view({-1, 784})`, `batch.data.flatten(1)`, `labels.squeeze()`.
+      if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
+        const CXXMethodDecl* m = mc->getMethodDecl();
+        if (m && has_qualified_name(m->getParent(), "at::Tensor") && m->getDeclName().isIdentifier() &&
+            llvm::is_contained(std::initializer_list<llvm::StringRef>{"view", "reshape", "flatten", "squeeze",
+                                                                       "unsqueeze", "permute", "transpose",
+                                                                       "contiguous", "float", "t"},
+                               m->getName()))
+          return unmoved(mc->getImplicitObjectArgument());
+        return false;
+      }
       if (auto* d = dyn_cast<DeclRefExpr>(s))
         if (auto* vd = dyn_cast<VarDecl>(d->getDecl())) return unmoved_vars.count(vd) > 0;
       return false;
@@ -940,14 +990,33 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     CreatedThenMoved c;
     c.expression = *whole;
     c.factory = fcall->getDirectCallee()->getQualifiedNameAsString();
-    // Fix: pass the device to the factory when its TensorOptions parameter is defaulted.
+    // Fix: pass the device to the factory when its TensorOptions parameter is defaulted. A
+    // dtype the move also converts to goes along (`.to(device, torch::kHalf)`); a move with
+    // other arguments (a memory format) is left alone. torch::from_blob wraps memory the
+    // program owns: given a CUDA device it would read that host pointer as device memory, so
+    // its copy to the GPU is the right code and has no fix.
     const FunctionDecl* fd = fcall->getDirectCallee();
-    if (fcall->getNumArgs() >= 1 && fd->getNumParams() == fcall->getNumArgs() &&
+    std::string dtype;
+    bool other_arguments = false;
+    for (unsigned i = 1; !cuda && i < mv->getNumArgs(); ++i) {
+      const Expr* a = mv->getArg(i)->IgnoreImplicit()->IgnoreParens();
+      if (isa<CXXDefaultArgExpr>(a) || isa<CXXBoolLiteralExpr>(a)) continue;  // non_blocking, copy
+      const EnumType* et = a->getType()->getAs<EnumType>();
+      auto r = range(a->getSourceRange());
+      if (i == 1 && et && has_qualified_name(et->getDecl(), "c10::ScalarType") && r) {
+        dtype = text(*r);
+        continue;
+      }
+      other_arguments = true;
+    }
+    bool wraps_memory = has_qualified_name(fd, "torch::from_blob");
+    if (!other_arguments && !wraps_memory && fcall->getNumArgs() >= 1 && fd->getNumParams() == fcall->getNumArgs() &&
         isa<CXXDefaultArgExpr>(fcall->getArg(fcall->getNumArgs() - 1)) &&
         has_qualified_name(record_of(fd->getParamDecl(fd->getNumParams() - 1)->getType()), "c10::TensorOptions")) {
       auto rp = offset(fcall->getRParenLoc());
       if (rp) {
-        auto add = edit(*rp, *rp, ", torch::TensorOptions().device(" + device + ")");
+        auto add = edit(*rp, *rp, ", torch::TensorOptions().device(" + device + ")" +
+                                     (dtype.empty() ? std::string() : ".dtype(" + dtype + ")"));
         auto del = edit(fr->end, whole->end, "");
         if (add && del) c.fix = {*add, *del};
       }
