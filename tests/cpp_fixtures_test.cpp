@@ -369,6 +369,33 @@ TEST(CppCompileFlags, ACompileCommandsJsonWrittenForGppIsAnalysed) {
   EXPECT_NE(notes[0].find("-fconcepts-diagnostics-depth=3"), std::string::npos) << notes[0];
 }
 
+// CMake's target_precompile_headers built with g++: `-include …/cmake_pch.hxx` in the command
+// and GCC's `cmake_pch.hxx.gch` beside it, which clang would otherwise try to load as its own.
+TEST(CppCompileFlags, GccPrecompiledHeaderBesideAnIncludeIsIgnored) {
+  gpulint::testing::TempDir dir;
+  fs::path pch_dir = dir.path() / "build/CMakeFiles/train.dir";
+  fs::create_directories(pch_dir);
+  fs::create_directories(dir.path() / "src");
+  std::ofstream(pch_dir / "cmake_pch.hxx") << "#pragma once\ninline int steps() { return 10; }\n";
+  std::ofstream(pch_dir / "cmake_pch.hxx.gch") << "gpch013 not a clang precompiled header";
+  fs::path file = dir.path() / "src/train.cpp";
+  std::string text = "int main() { return steps() - 10; }\n";
+  std::ofstream(file) << text;
+  std::ofstream(dir.path() / "build/compile_commands.json")
+      << "[{\"directory\": \"" << (dir.path() / "build").string() << "\", \"file\": \"" << file.string()
+      << "\", \"arguments\": [\"/usr/bin/c++\", \"-std=gnu++17\", \"-Winvalid-pch\", \"-include\", \""
+      << (pch_dir / "cmake_pch.hxx").string() << "\", \"-o\", \"train.o\", \"-c\", \"" << file.string() << "\"]}]\n";
+  cpp::CppOptions o;
+  o.build_dir = (dir.path() / "build").string();
+  o.note = [](const std::string&) {};
+  std::string err;
+  auto p = cpp::CppProject::open(o, &err);
+  ASSERT_TRUE(p) << err;
+  auto r = p->analyze(SourceFile(file.string(), text), FileSettings::all_rules_enabled());
+  ASSERT_FALSE(r.error) << *r.error;
+  EXPECT_FALSE(r.syntax_error) << r.syntax_error->message;
+}
+
 // --- NOLINT --------------------------------------------------------------------------------
 
 TEST(CppSuppression, NolintForms) {

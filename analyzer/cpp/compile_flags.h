@@ -25,6 +25,10 @@
 //     sanitizers, e.g. bounds-strict, pointer-compare), -fplugin=… / -fplugin-arg-… (GCC
 //     plugins, which Clang would try to load), -fprofile-use=… / -fauto-profile=… (GCC profile
 //     data), -fdiagnostics-format=… (json, sarif-file…), -mrecord-mcount, -p: dropped.
+// GCC's precompiled headers are not flags but break the same way: CMake's
+// target_precompile_headers built with g++ leaves `cmake_pch.hxx.gch` beside the header the
+// command `-include`s, and clang's driver would load it as its own PCH ("not a valid
+// precompiled PCH file"); the front end's file system hides `*.gch` files (frontend.cpp).
 // Flags that only warn in Clang (-Wno-maybe-uninitialized, -fno-tree-vectorize, -flto=auto,
 // -fcf-protection=full, -fstack-clash-protection, -fno-semantic-interposition, …) are kept:
 // the analysis runs with -w.

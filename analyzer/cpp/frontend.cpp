@@ -60,6 +60,30 @@ class SingleCommandDatabase : public clang::tooling::CompilationDatabase {
   clang::tooling::CompileCommand cmd_;
 };
 
+// GCC's precompiled headers are hidden from clang. CMake's target_precompile_headers, built
+// with g++, writes `-include …/cmake_pch.hxx` into the compile command and `cmake_pch.hxx.gch`
+// beside it; clang's driver looks for FILE.gch next to an -include'd FILE too, and then fails
+// on GCC's format ("file '….gch' is not a valid precompiled PCH file"). Without the .gch,
+// clang reads the header itself.
+class HideGccPch : public llvm::vfs::ProxyFileSystem {
+ public:
+  using ProxyFileSystem::ProxyFileSystem;
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
+    if (is_gch(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::status(path);
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+    if (is_gch(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::openFileForRead(path);
+  }
+
+ private:
+  static bool is_gch(const llvm::Twine& path) {
+    llvm::SmallString<256> buf;
+    return path.toStringRef(buf).endswith(".gch");
+  }
+};
+
 // Clang's diagnostics: counted, the first error kept (with its position in the main file),
 // nothing printed.
 class DiagnosticCollector : public clang::DiagnosticConsumer {
@@ -378,7 +402,7 @@ struct CppProject::Impl {
     cmd.CommandLine.push_back(tmp.string());
     SingleCommandDatabase db(cmd);
     clang::tooling::ClangTool tool(db, {hdr.string()}, std::make_shared<clang::PCHContainerOperations>(),
-                                   llvm::vfs::createPhysicalFileSystem());
+                                   llvm::makeIntrusiveRefCnt<HideGccPch>(llvm::vfs::createPhysicalFileSystem()));
     tool.clearArgumentsAdjusters();
     DiagnosticCollector diags;
     tool.setDiagnosticConsumer(&diags);
@@ -517,8 +541,9 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     memory->addFile(abs.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(source.text(), abs.string()));
     overlay->pushOverlay(memory);
-    if (!c.Directory.empty()) (void)overlay->setCurrentWorkingDirectory(c.Directory);
-    llvm::IntrusiveRefCntPtr<clang::FileManager> files(new clang::FileManager(clang::FileSystemOptions(), overlay));
+    auto visible = llvm::makeIntrusiveRefCnt<HideGccPch>(overlay);
+    if (!c.Directory.empty()) (void)visible->setCurrentWorkingDirectory(c.Directory);
+    llvm::IntrusiveRefCntPtr<clang::FileManager> files(new clang::FileManager(clang::FileSystemOptions(), visible));
     clang::tooling::ToolInvocation invocation(c.CommandLine, std::make_unique<FactsAction>(out), files.get(),
                                               std::make_shared<clang::PCHContainerOperations>());
     invocation.setDiagnosticConsumer(&diags);
