@@ -336,6 +336,7 @@ class Builder {
     bool escapes = false;          // passed to a function gpulint does not follow
     std::optional<std::string> device_text;  // how it was placed, usable in a fix
     const FunctionDecl* device_scope = nullptr;
+    const VarDecl* device_var = nullptr;     // the variable device_text names, if one
   };
   std::map<const VarDecl*, Model> models_;
   // How a function of this file uses its parameter `index` when handed a model.
@@ -348,7 +349,8 @@ class Builder {
   };
   ParamUse param_use(const FunctionDecl* fn, unsigned index, int depth);
   void merge_calls(const Stmt& body, const std::function<bool(const Expr*)>& is_model, ParamUse& use, int depth);
-  std::optional<std::string> placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope);
+  std::optional<std::string> placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope,
+                                              const VarDecl** var = nullptr);
   const Model* parameter_model(const ParmVarDecl* param);
   std::map<std::pair<const FunctionDecl*, unsigned>, ParamUse> param_uses_;
   std::map<const ParmVarDecl*, std::optional<Model>> param_models_;
@@ -715,8 +717,10 @@ void Builder::merge_calls(const Stmt& body, const std::function<bool(const Expr*
 
 // The device a `.to(device)` / `.cuda()` on a model names, as text usable in a fix; the
 // function whose variable it is goes to `*scope` (null for torch::kCUDA and globals).
-std::optional<std::string> Builder::placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope) {
+std::optional<std::string> Builder::placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope,
+                                                     const VarDecl** var) {
   *scope = nullptr;
+  if (var) *var = nullptr;
   if (method_named(mv->getMethodDecl(), "cuda")) return std::string("torch::kCUDA");
   if (mv->getNumArgs() < 1) return std::nullopt;
   const Expr* a = strip(mv->getArg(0));
@@ -727,6 +731,7 @@ std::optional<std::string> Builder::placement_device(const CXXMemberCallExpr* mv
     if (auto* dv = dyn_cast<VarDecl>(d->getDecl()))
       if (auto r = range(a->getSourceRange())) {
         *scope = dyn_cast_or_null<FunctionDecl>(dv->getParentFunctionOrMethod());
+        if (var) *var = dv;
         return text(*r);
       }
   return std::nullopt;
@@ -777,9 +782,11 @@ void Builder::collect_models(FileFacts& f) {
     if (it == models_.end()) continue;
     it->second.placed = true;
     const FunctionDecl* scope = nullptr;
-    if (auto d = placement_device(mv, &scope); d && !it->second.device_text) {
+    const VarDecl* device_var = nullptr;
+    if (auto d = placement_device(mv, &scope, &device_var); d && !it->second.device_text) {
       it->second.device_text = d;
       it->second.device_scope = scope;
+      it->second.device_var = device_var;
     }
   }
   for (const auto& [vd, h] : handed) {
@@ -825,6 +832,10 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
   const FunctionDecl* def = nullptr;
   if (!fn->hasBody(def)) return nullptr;
   bool any = false;
+  // The function's own parameter that every call hands the caller's device variable (the
+  // MNIST example's `train(..., Net& model, torch::Device device, ...)`): the fix can name it.
+  std::optional<unsigned> device_param;
+  bool device_param_known = true;
   for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
     const FunctionDecl* fd = c->getDirectCallee();
     const FunctionDecl* cdef = nullptr;
@@ -839,8 +850,29 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
     if (!caller || !caller->placed) return nullptr;
     any = true;
     if (!m.device_text && caller->device_text == std::string("torch::kCUDA")) m.device_text = caller->device_text;
+    std::optional<unsigned> here;
+    for (unsigned k = 0; caller->device_var && k + first < c->getNumArgs() && k < def->getNumParams(); ++k) {
+      const Expr* da = strip(c->getArg(k + first));
+      if (isa<DeclRefExpr>(da) && root_var(da) == caller->device_var) here = k;
+    }
+    if (!here || (device_param && device_param != here)) device_param_known = false;
+    device_param = here;
   }
   if (!any) return nullptr;
+  if (!m.device_text && device_param_known && device_param) {
+    const ParmVarDecl* dp = def->getParamDecl(*device_param);
+    // Only when no local of the function shadows the parameter's name.
+    bool shadowed = false;
+    if (dp->getDeclName().isIdentifier() && def->getBody()) {
+      for (const VarDecl* v : nodes<VarDecl>(match(findAll(varDecl().bind("n")), *def->getBody(), ctx_)))
+        shadowed |= v != dp && v->getDeclName().isIdentifier() && v->getName() == dp->getName();
+      if (!shadowed) {
+        m.device_text = dp->getNameAsString();
+        m.device_scope = def;
+        m.device_var = dp;
+      }
+    }
+  }
   m.placed = true;
   param_models_[param] = m;
   return &*param_models_[param];
