@@ -53,6 +53,12 @@ struct Comment {
   uint32_t end = 0;
 };
 
+/// A suppression comment that is itself wrong (C++: an unmatched NOLINTBEGIN / NOLINTEND).
+struct SuppressionError {
+  uint32_t offset = 0;   ///< byte offset of the directive's first character ('N' of NOLINT)
+  std::string message;   ///< clang-tidy's wording, e.g. "unmatched 'NOLINTEND' comment without …"
+};
+
 /// What one file produced.
 struct FileReport {
   std::vector<Diagnostic> diagnostics;        ///< sorted by position, suppressions applied
@@ -64,6 +70,9 @@ struct FileReport {
   /// Set when the file could not be analysed at all for a reason the user must fix (C++: a
   /// malformed compile_commands.json); the driver reports it as `error: PATH: <error>`, exit 2.
   std::optional<std::string> error;
+  /// Suppression comments that are themselves wrong (C++: unmatched NOLINTBEGIN / NOLINTEND);
+  /// the driver prints each as a warning line.
+  std::vector<SuppressionError> suppression_errors;
   /// The front end that produced the report (fix validation counts that language's errors).
   Language language = Language::Python;
 };
@@ -85,13 +94,23 @@ FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
 uint32_t apply_python_suppressions(const SourceFile& source, const std::vector<Comment>& comments,
                                    std::vector<Diagnostic>& diagnostics);
 
-/// Removes C++ diagnostics suppressed by clang-tidy's comments: `// NOLINT` or
-/// `// NOLINT(DL001, MEM001)` on a diagnostic's first line, `// NOLINTNEXTLINE(...)` on the line
-/// before it (`/* NOLINT */` block comments too). `comments` are the byte ranges of the file's
-/// comments from clang's lexer, so text inside string literals never counts. Codes match
-/// case-insensitively; `NOLINT(*)` suppresses everything. Returns how many were removed.
+/// Removes C++ diagnostics suppressed by clang-tidy's comments, read as clang-tidy 16 reads
+/// them: `// NOLINT` or `// NOLINT(DL001, MEM001)` on a diagnostic's first line,
+/// `// NOLINTNEXTLINE(...)` on the line before it, and `// NOLINTBEGIN(...)` …
+/// `// NOLINTEND(...)` around it (a region: the diagnostic's start lies after the BEGIN and
+/// before its END). Blocks nest; an END closes the innermost open BEGIN only when both name
+/// the same check list (whitespace ignored), else it is unmatched; a BEGIN never closed is
+/// unmatched; unmatched directives suppress nothing. `/* … */` comments count too.
+/// `comments` are the byte ranges of the file's comments from clang's lexer, so text inside
+/// string literals never counts. Codes match case-insensitively; other tools' check names in
+/// a list are ignored; a `*` in the list suppresses everything. When `errors` is given and at
+/// least one diagnostic was not already suppressed by NOLINT / NOLINTNEXTLINE, every unmatched
+/// BEGIN / END is appended to it, in file order, with clang-tidy's message (clang-tidy reports
+/// them under the same condition, as `[clang-tidy-nolint]` errors). Returns how many
+/// diagnostics were removed.
 uint32_t apply_cpp_suppressions(const SourceFile& source, const std::vector<Comment>& comments,
-                                std::vector<Diagnostic>& diagnostics);
+                                std::vector<Diagnostic>& diagnostics,
+                                std::vector<SuppressionError>* errors = nullptr);
 
 /// The `# noqa` codes on the line of `offset`: nullopt when the line has no noqa comment,
 /// an empty vector for a bare `# noqa` (suppresses everything).

@@ -73,6 +73,11 @@ void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
     }
   }
   if (report.not_analysed) out.warnings.push_back(fmt::format("warning: {}: {}", out.display, *report.not_analysed));
+  for (const SuppressionError& e : report.suppression_errors) {
+    LineCol lc = src->codepoint_position(e.offset);
+    out.warnings.push_back(fmt::format("warning: {}:{}:{}: {} [clang-tidy-nolint]", out.display, lc.line + 1,
+                                       lc.column + 1, e.message));
+  }
 
   if (opt.fix_mode != FixMode::None) {
     FixResult fr = fix_source(*src, report, opt.unsafe_fixes, analyze);

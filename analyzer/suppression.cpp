@@ -153,52 +153,78 @@ uint32_t apply_python_suppressions(const SourceFile& source, const std::vector<C
 
 namespace {
 
-// One NOLINT directive found in a C++ comment.
+// One NOLINT directive found in a C++ comment, as clang-tidy 16 reads it
+// (clang-tools-extra/clang-tidy/NoLintDirectiveHandler.cpp).
 struct Nolint {
-  bool next_line = false;          ///< NOLINTNEXTLINE
-  bool all = false;                ///< no code list, or `(*)`
-  std::vector<std::string> codes;  ///< upper case
+  enum class Type { Line, NextLine, Begin, End };
+  Type type = Type::Line;
+  uint32_t pos = 0;                  ///< byte offset of the 'N' of NOLINT in the file
+  /// The check list as written between the parentheses, each item trimmed of whitespace and
+  /// joined with ',' (clang-tidy's trimWhitespace); nullopt without parentheses. A BEGIN and an
+  /// END pair up only when these are equal.
+  std::optional<std::string> checks;
+  bool all = false;                  ///< no list, or a `*` in it
+  std::vector<std::string> codes;    ///< gpulint rule codes in the list, upper case
+  bool suppresses(std::string_view code) const {
+    return all || std::find(codes.begin(), codes.end(), code) != codes.end();
+  }
 };
 
-// Reads every `NOLINT` / `NOLINTNEXTLINE` directive of one comment (clang-tidy's spelling:
-// upper case, an optional `(CODE, CODE)` list right after the word).
-std::vector<Nolint> parse_nolint(std::string_view comment) {
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (is_space(s.front()) || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (is_space(s.back()) || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Reads every NOLINT / NOLINTNEXTLINE / NOLINTBEGIN / NOLINTEND directive of one comment
+// (clang-tidy's spelling: upper case, an optional `(CHECK, CHECK)` list right after the word,
+// closed on the same line; a `(` without its `)` is no list, so the directive covers every
+// check, as in clang-tidy). `base` is the comment's offset in the file.
+std::vector<Nolint> parse_nolint(std::string_view comment, uint32_t base) {
   std::vector<Nolint> out;
   for (std::size_t at = comment.find("NOLINT"); at != std::string_view::npos;
        at = comment.find("NOLINT", at + 1)) {
     if (at > 0 && (std::isalnum(static_cast<unsigned char>(comment[at - 1])) || comment[at - 1] == '_'))
       continue;
     Nolint n;
+    n.pos = base + static_cast<uint32_t>(at);
     std::size_t k = at + 6;
-    if (comment.substr(k, 8) == "NEXTLINE") {
-      n.next_line = true;
-      k += 8;
-    } else if (comment.substr(k, 5) == "BEGIN" || comment.substr(k, 3) == "END") {
-      continue;  // NOLINTBEGIN/END ranges are not supported: not a directive here
-    }
-    if (k < comment.size() && (std::isalnum(static_cast<unsigned char>(comment[k])) || comment[k] == '_'))
+    std::size_t word_end = k;
+    while (word_end < comment.size() && std::isalpha(static_cast<unsigned char>(comment[word_end]))) ++word_end;
+    std::string_view suffix = comment.substr(k, word_end - k);
+    if (suffix.empty()) n.type = Nolint::Type::Line;
+    else if (suffix == "NEXTLINE") n.type = Nolint::Type::NextLine;
+    else if (suffix == "BEGIN") n.type = Nolint::Type::Begin;
+    else if (suffix == "END") n.type = Nolint::Type::End;
+    else continue;  // NOLINTXYZ: not a directive
+    k = word_end;
+    if (k < comment.size() && (std::isdigit(static_cast<unsigned char>(comment[k])) || comment[k] == '_'))
       continue;
+    n.all = true;
     if (k < comment.size() && comment[k] == '(') {
-      std::size_t close = comment.find(')', k);
-      if (close == std::string_view::npos) continue;
-      std::string_view list = comment.substr(k + 1, close - k - 1);
-      if (list.find('*') != std::string_view::npos) {
-        n.all = true;
-      } else {
-        // clang-tidy lists check names; gpulint reads rule codes among them and ignores the rest.
+      std::size_t close = comment.find_first_of("\n)", k + 1);
+      if (close != std::string_view::npos && comment[close] == ')') {
+        std::string_view list = comment.substr(k + 1, close - k - 1);
+        n.all = false;
+        std::string joined;
         std::size_t i = 0;
-        while (i < list.size()) {
+        while (true) {
           std::size_t comma = list.find(',', i);
-          std::string_view item = list.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i);
-          auto codes = read_codes(item);
-          if (codes.size() == 1) n.codes.push_back(codes.front());
+          std::string_view item = trim(list.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i));
+          if (i > 0) joined += ',';
+          joined += item;
+          if (item.find('*') != std::string_view::npos) {
+            n.all = true;
+          } else {
+            // clang-tidy lists check names; gpulint reads rule codes among them, ignores the rest.
+            auto codes = read_codes(item);
+            if (codes.size() == 1 && trim(item).size() == codes.front().size()) n.codes.push_back(codes.front());
+          }
           if (comma == std::string_view::npos) break;
           i = comma + 1;
         }
-        if (n.codes.empty()) continue;  // only other tools' checks: nothing of ours
+        n.checks = std::move(joined);
       }
-    } else {
-      n.all = true;
     }
     out.push_back(std::move(n));
   }
@@ -208,36 +234,73 @@ std::vector<Nolint> parse_nolint(std::string_view comment) {
 }  // namespace
 
 uint32_t apply_cpp_suppressions(const SourceFile& source, const std::vector<Comment>& comments,
-                                std::vector<Diagnostic>& diagnostics) {
+                                std::vector<Diagnostic>& diagnostics,
+                                std::vector<SuppressionError>* errors) {
   if (diagnostics.empty()) return 0;
   const std::string_view text = source.text();
-  std::unordered_map<uint32_t, LineSuppression> lines;
+  std::unordered_map<uint32_t, std::vector<Nolint>> lines;
+  std::vector<Nolint> stack;                        // open NOLINTBEGINs, innermost last
+  std::vector<std::pair<Nolint, uint32_t>> blocks;  // a BEGIN and its END's offset
+  std::vector<Nolint> unmatched;                    // in file order
   for (const Comment& c : comments) {
     if (c.start >= text.size() || c.end <= c.start) continue;
     std::string_view body = text.substr(c.start, std::min<std::size_t>(c.end, text.size()) - c.start);
-    for (const Nolint& n : parse_nolint(body)) {
-      // NOLINT applies to the line the comment starts on (a trailing comment); NOLINTNEXTLINE
-      // to the line after the one the comment ends on.
-      uint32_t line = n.next_line ? source.line_of(c.end > c.start ? c.end - 1 : c.end) + 1
-                                  : source.line_of(c.start);
-      LineSuppression& s = lines[line];
-      if (n.all)
-        s.all = true;
-      else
-        s.codes.insert(s.codes.end(), n.codes.begin(), n.codes.end());
+    for (Nolint& n : parse_nolint(body, c.start)) {
+      switch (n.type) {
+        case Nolint::Type::Line:
+          // NOLINT applies to the line it is written on.
+          lines[source.line_of(n.pos)].push_back(std::move(n));
+          break;
+        case Nolint::Type::NextLine: {
+          // NOLINTNEXTLINE to the line after the one it is written on.
+          uint32_t line = source.line_of(n.pos) + 1;
+          lines[line].push_back(std::move(n));
+          break;
+        }
+        case Nolint::Type::Begin:
+          stack.push_back(std::move(n));
+          break;
+        case Nolint::Type::End:
+          // Blocks nest: an END closes the innermost open BEGIN, and only when their check
+          // lists are the same; otherwise the END is unmatched (clang-tidy's formNoLintBlocks).
+          if (!stack.empty() && stack.back().checks == n.checks) {
+            blocks.emplace_back(std::move(stack.back()), n.pos);
+            stack.pop_back();
+          } else {
+            unmatched.push_back(std::move(n));
+          }
+          break;
+      }
     }
   }
-  if (lines.empty()) return 0;
+  for (Nolint& n : stack) unmatched.push_back(std::move(n));
+  std::sort(unmatched.begin(), unmatched.end(), [](const Nolint& a, const Nolint& b) { return a.pos < b.pos; });
+  if (lines.empty() && blocks.empty() && unmatched.empty()) return 0;
+
+  bool blocks_consulted = false;
   auto suppressed = [&](const Diagnostic& d) {
-    auto it = lines.find(source.line_of(d.start));
-    if (it == lines.end()) return false;
     std::string code = upper(d.code);
-    return it->second.all ||
-           std::find(it->second.codes.begin(), it->second.codes.end(), code) != it->second.codes.end();
+    // NOLINT on the diagnostic's line, NOLINTNEXTLINE on the line before: read first.
+    if (auto it = lines.find(source.line_of(d.start)); it != lines.end())
+      for (const Nolint& n : it->second)
+        if (n.suppresses(code)) return true;
+    // Then the NOLINTBEGIN/END blocks around the diagnostic's position.
+    blocks_consulted = true;
+    for (const auto& [begin, end_pos] : blocks)
+      if (begin.pos < d.start && d.start < end_pos && begin.suppresses(code)) return true;
+    return false;
   };
   auto before = diagnostics.size();
   diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(), suppressed),
                     diagnostics.end());
+  // clang-tidy reports the unmatched BEGINs and ENDs of a file when one of its diagnostics
+  // reaches the block check (one not already suppressed by NOLINT / NOLINTNEXTLINE).
+  if (errors && blocks_consulted)
+    for (const Nolint& n : unmatched)
+      errors->push_back(SuppressionError{
+          n.pos, n.type == Nolint::Type::Begin
+                     ? "unmatched 'NOLINTBEGIN' comment without a subsequent 'NOLINTEND' comment"
+                     : "unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment"});
   return static_cast<uint32_t>(before - diagnostics.size());
 }
 

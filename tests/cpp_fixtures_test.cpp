@@ -14,8 +14,11 @@
 #include <sstream>
 
 #include "analyzer/analysis.h"
+#include "analyzer/cpp/compile_flags.h"
 #include "analyzer/cpp/frontend.h"
+#include "analyzer/driver.h"
 #include "analyzer/fixer.h"
+#include "analyzer/rule.h"
 #include "tests/test_util.h"
 
 namespace fs = std::filesystem;
@@ -179,6 +182,65 @@ TEST(CppFix, Dev003AndMem001) {
   EXPECT_NE(fixed.find("losses.push_back(loss.detach());"), std::string::npos) << fixed;
 }
 
+// Fix fixtures: fixtures/cpp/fixes/<RULE>_<name>.cpp with a `.fixed` twin. The fixture
+// compiles, has a fixable diagnostic of RULE, `--fix` (unsafe fixes when RULE's are unsafe)
+// produces exactly the `.fixed` text, the `.fixed` text compiles (clang, with the same flags
+// and PCH) and leaves no fixable diagnostic, and fixing it again changes nothing.
+std::vector<std::string> cpp_fix_fixtures() {
+  std::vector<std::string> out;
+  fs::path dir = kRoot / "fixtures/cpp/fixes";
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".cpp") out.push_back(fs::relative(e.path(), kRoot).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class CppFixFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CppFixFixture, FixProducesExpectedTextThatCompilesAndIsIdempotent) {
+  fs::path path = kRoot / GetParam();
+  fs::path fixed_path = path;
+  fixed_path += ".fixed";
+  ASSERT_TRUE(fs::exists(fixed_path)) << "missing " << fixed_path;
+  std::string rule = path.filename().string().substr(0, path.filename().string().find('_'));
+  const Rule* fixture_rule = find_rule(rule);
+  ASSERT_NE(fixture_rule, nullptr) << "no rule " << rule;
+  bool unsafe = fixture_rule->info().fix == FixSafety::Unsafe;
+  auto analyze = [&](const SourceFile& s) { return project().analyze(s, FileSettings::all_rules_enabled()); };
+
+  SourceFile src(path.string(), read(path));
+  FileReport initial = analyze(src);
+  ASSERT_FALSE(initial.syntax_error) << "not valid LibTorch C++: " << initial.syntax_error->message;
+  ASSERT_TRUE(std::any_of(initial.diagnostics.begin(), initial.diagnostics.end(),
+                          [&](const Diagnostic& d) { return d.code == rule && d.fix && !d.fix->edits.empty(); }))
+      << "no fixable " << rule << " diagnostic in " << GetParam();
+  FixResult result = fix_source(src, initial, unsafe, analyze);
+  ASSERT_FALSE(result.error) << *result.error;
+  EXPECT_EQ(result.text, read(fixed_path));
+
+  // The fixed text is valid C++ for clang (the same command and PCH as the analysis).
+  SourceFile fixed(path.string(), result.text);
+  FileReport after = analyze(fixed);
+  EXPECT_FALSE(after.syntax_error) << "the fixed file does not compile: " << after.syntax_error->message;
+  for (const Diagnostic& d : after.diagnostics)
+    EXPECT_FALSE(d.code == rule && d.fix && fix_applies(*d.fix, unsafe))
+        << "a fixable " << rule << " is left at byte " << d.start << ": " << d.message;
+  FixResult second = fix_source(fixed, after, unsafe, analyze);
+  EXPECT_FALSE(second.changed) << "a second --fix changed the file:\n" << second.text;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpp, CppFixFixture, ::testing::ValuesIn(cpp_fix_fixtures()), param_name);
+
+TEST(CppFixFixtureCorpus, EveryCppRuleWithAFixHasAFixFixture) {
+  // The C++ front end builds fixes for these rules (DEV001 reports without one in C++).
+  for (const char* rule : {"DL001", "DEV002", "DEV003", "MEM001"}) {
+    bool found = false;
+    for (const auto& rel : cpp_fix_fixtures()) found |= fs::path(rel).filename().string().rfind(std::string(rule) + "_", 0) == 0;
+    EXPECT_TRUE(found) << "no fixtures/cpp/fixes/" << rule << "_*.cpp";
+  }
+}
+
 // --- bad input -----------------------------------------------------------------------------
 
 TEST(CppBadInput, MissingHeaderIsNamedAndTheRestIsAnalysed) {
@@ -231,6 +293,109 @@ TEST(CppBadInput, MalformedCompileCommandsIsAnErrorNamingTheFile) {
   EXPECT_NE(r.error->find((dir.path() / "compile_commands.json").string()), std::string::npos) << *r.error;
 }
 
+// --- compile commands written for g++ --------------------------------------------------------
+
+// GCC-only flags measured to stop clang 16's driver (analyzer/cpp/compile_flags.h).
+const std::vector<std::string> kGccOnlyFlags = {
+    "-fconcepts-diagnostics-depth=3", "-mno-direct-extern-access", "-fipa-pta", "-fno-ipa-cp-clone",
+    "-fno-tree-loop-distribute-patterns", "-fno-var-tracking-assignments", "-fno-gnu-unique",
+    "-fconstexpr-ops-limit=100000000", "-flto-partition=none", "-fabi-version=11", "-fno-lifetime-dse",
+    "-mindirect-branch=thunk", "-fdiagnostics-urls=never", "-fanalyzer", "-fcoroutines",
+    "-fsanitize=bounds-strict", "-fplugin=annobin", "-fdiagnostics-format=json", "-fprofile-use=/nonexistent/gcda"};
+// Flags clang accepts (some with a warning that -w silences): kept as they are.
+const std::vector<std::string> kKeptFlags = {
+    "-Wno-maybe-uninitialized", "-fstack-clash-protection", "-fcf-protection=full", "-fno-semantic-interposition",
+    "-fno-tree-vectorize", "-flto=auto", "-fdiagnostics-color=always", "-O2", "-g", "-DNDEBUG", "-fPIC", "-pthread"};
+
+TEST(CppCompileFlags, GccOnlyFlagsAreLeftOutAndTheRestKept) {
+  std::vector<std::string> flags = {"-isystem", "/usr/include/torch/csrc/api/include", "-std=gnu++17"};
+  flags.insert(flags.end(), kGccOnlyFlags.begin(), kGccOnlyFlags.end());
+  flags.insert(flags.end(), kKeptFlags.begin(), kKeptFlags.end());
+  flags.insert(flags.end(), {"-aux-info", "protos.txt", "-dumpdir", "obj/", "-include", "-fipa-pta"});
+  std::vector<std::string> dropped;
+  auto out = cpp::clang_compatible_flags(flags, &dropped);
+  std::vector<std::string> want = {"-isystem", "/usr/include/torch/csrc/api/include", "-std=gnu++17"};
+  want.insert(want.end(), kKeptFlags.begin(), kKeptFlags.end());
+  want.insert(want.end(), {"-include", "-fipa-pta"});  // a value of a known option is never judged
+  EXPECT_EQ(out, want);
+  std::vector<std::string> want_dropped = {"-aux-info", "protos.txt", "-dumpdir", "obj/"};
+  want_dropped.insert(want_dropped.end(), kGccOnlyFlags.begin(), kGccOnlyFlags.end());
+  EXPECT_EQ(dropped, want_dropped);
+}
+
+TEST(CppCompileFlags, NewerStandardsAreSpelledAsClang16Does) {
+  std::vector<std::string> dropped;
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=c++23"}, &dropped), std::vector<std::string>{"-std=c++2b"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=gnu++26"}, nullptr), std::vector<std::string>{"-std=gnu++2b"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=c++20"}, nullptr), std::vector<std::string>{"-std=c++20"});
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(dropped[0], "-std=c++23 → -std=c++2b");
+}
+
+// A compile_commands.json as CMake writes it for g++ (argv[0] /usr/bin/g++, gcc-only flags):
+// the file is parsed as C++ without a clang error and its findings are reported.
+TEST(CppCompileFlags, ACompileCommandsJsonWrittenForGppIsAnalysed) {
+  gpulint::testing::TempDir dir;
+  fs::create_directories(dir.path() / "src");
+  fs::create_directories(dir.path() / "build");
+  fs::copy_file(kRoot / "fixtures/cpp/DL001/mnist_batch_size_only.cpp", dir.path() / "src/train.cpp");
+  fs::copy_file(kRoot / "fixtures/cpp/DL001/mnist_batch_size_only.cpp", dir.path() / "src/eval.cpp");
+  auto command = [&](const std::string& compiler, const std::string& file) {
+    // Once the gcc-only flags are left out these are the fallback flags: the PCH is shared.
+    std::string args = "\"" + compiler + "\", \"-std=c++17\", \"-isystem/usr/include/torch/csrc/api/include\"";
+    for (const auto& f : kGccOnlyFlags) args += ", \"" + f + "\"";
+    args += ", \"-aux-info\", \"protos.txt\", \"-o\", \"x.o\", \"-c\", \"" + (dir.path() / "src" / file).string() + "\"";
+    return "{\"directory\": \"" + (dir.path() / "build").string() + "\", \"file\": \"" + (dir.path() / "src" / file).string() +
+           "\", \"arguments\": [" + args + "]}";
+  };
+  std::ofstream(dir.path() / "build/compile_commands.json")
+      << "[" << command("/usr/bin/g++", "train.cpp") << ",\n" << command("gcc", "eval.cpp") << "]\n";
+  std::vector<std::string> notes;
+  cpp::CppOptions o;
+  o.build_dir = (dir.path() / "build").string();
+  o.note = [&](const std::string& n) { notes.push_back(n); };
+  std::string err;
+  auto p = cpp::CppProject::open(o, &err);
+  ASSERT_TRUE(p) << err;
+  for (const char* file : {"train.cpp", "eval.cpp"}) {
+    fs::path f = dir.path() / "src" / file;
+    auto r = p->analyze(SourceFile(f.string(), read(f)), FileSettings::all_rules_enabled());
+    ASSERT_FALSE(r.error) << *r.error;
+    EXPECT_FALSE(r.syntax_error) << file << ": " << r.syntax_error->message;
+    ASSERT_EQ(r.diagnostics.size(), 1u) << file;
+    EXPECT_EQ(r.diagnostics[0].code, "DL001");
+  }
+  ASSERT_EQ(notes.size(), 1u);  // one note per run, naming what was left out
+  EXPECT_NE(notes[0].find("-fconcepts-diagnostics-depth=3"), std::string::npos) << notes[0];
+}
+
+// CMake's target_precompile_headers built with g++: `-include …/cmake_pch.hxx` in the command
+// and GCC's `cmake_pch.hxx.gch` beside it, which clang would otherwise try to load as its own.
+TEST(CppCompileFlags, GccPrecompiledHeaderBesideAnIncludeIsIgnored) {
+  gpulint::testing::TempDir dir;
+  fs::path pch_dir = dir.path() / "build/CMakeFiles/train.dir";
+  fs::create_directories(pch_dir);
+  fs::create_directories(dir.path() / "src");
+  std::ofstream(pch_dir / "cmake_pch.hxx") << "#pragma once\ninline int steps() { return 10; }\n";
+  std::ofstream(pch_dir / "cmake_pch.hxx.gch") << "gpch013 not a clang precompiled header";
+  fs::path file = dir.path() / "src/train.cpp";
+  std::string text = "int main() { return steps() - 10; }\n";
+  std::ofstream(file) << text;
+  std::ofstream(dir.path() / "build/compile_commands.json")
+      << "[{\"directory\": \"" << (dir.path() / "build").string() << "\", \"file\": \"" << file.string()
+      << "\", \"arguments\": [\"/usr/bin/c++\", \"-std=gnu++17\", \"-Winvalid-pch\", \"-include\", \""
+      << (pch_dir / "cmake_pch.hxx").string() << "\", \"-o\", \"train.o\", \"-c\", \"" << file.string() << "\"]}]\n";
+  cpp::CppOptions o;
+  o.build_dir = (dir.path() / "build").string();
+  o.note = [](const std::string&) {};
+  std::string err;
+  auto p = cpp::CppProject::open(o, &err);
+  ASSERT_TRUE(p) << err;
+  auto r = p->analyze(SourceFile(file.string(), text), FileSettings::all_rules_enabled());
+  ASSERT_FALSE(r.error) << *r.error;
+  EXPECT_FALSE(r.syntax_error) << r.syntax_error->message;
+}
+
 // --- NOLINT --------------------------------------------------------------------------------
 
 TEST(CppSuppression, NolintForms) {
@@ -261,6 +426,195 @@ TEST(CppSuppression, NolintForms) {
   for (const auto& d : ds) left.insert(src.line_of(d.start));
   EXPECT_EQ(n, 3u);
   EXPECT_EQ(left, (std::set<uint32_t>{2, 3, 5, 6}));
+}
+
+// The comments of `text`: `// …` to the end of the line and `/* … */` (no strings in these tests).
+std::vector<Comment> comments_of(const std::string& text) {
+  std::vector<Comment> out;
+  for (std::size_t p = 0; p + 1 < text.size();) {
+    if (text.compare(p, 2, "//") == 0) {
+      std::size_t e = std::min(text.find('\n', p), text.size());
+      out.push_back({static_cast<uint32_t>(p), static_cast<uint32_t>(e)});
+      p = e;
+    } else if (text.compare(p, 2, "/*") == 0) {
+      std::size_t e = text.find("*/", p + 2);
+      e = e == std::string::npos ? text.size() : e + 2;
+      out.push_back({static_cast<uint32_t>(p), static_cast<uint32_t>(e)});
+      p = e;
+    } else {
+      ++p;
+    }
+  }
+  return out;
+}
+
+// One diagnostic of `code` at the start of every line that begins with "x" (0-based lines).
+std::vector<Diagnostic> diagnostics_on_x_lines(const SourceFile& src, const char* code = "DL001") {
+  std::vector<Diagnostic> ds;
+  for (uint32_t line = 0; line < src.line_count(); ++line) {
+    if (src.line_text(line).substr(0, 1) != "x") continue;
+    Diagnostic d;
+    d.code = code;
+    d.start = src.line_start(line);
+    d.end = d.start + 1;
+    ds.push_back(d);
+  }
+  return ds;
+}
+
+std::set<uint32_t> lines_left(const SourceFile& src, const std::vector<Diagnostic>& ds) {
+  std::set<uint32_t> left;
+  for (const auto& d : ds) left.insert(src.line_of(d.start));
+  return left;
+}
+
+TEST(CppSuppression, NolintBeginEndRegions) {
+  std::string text =
+      "// NOLINTBEGIN(DL001)\n"          // 0
+      "x1();\n"                          // 1  suppressed
+      "x2();\n"                          // 2  suppressed
+      "// NOLINTEND(DL001)\n"            // 3
+      "x4();\n"                          // 4
+      "/* NOLINTBEGIN */\n"              // 5
+      "x6();\n"                          // 6  suppressed: bare BEGIN, every code
+      "// NOLINTBEGIN(bugprone-foo)\n"   // 7  nested, for another tool
+      "x8();\n"                          // 8  suppressed by the outer block
+      "// NOLINTEND(bugprone-foo)\n"     // 9
+      "/* NOLINTEND */\n"                // 10
+      "// NOLINTBEGIN(MEM001)\n"         // 11
+      "x12();\n"                         // 12 another code: kept
+      "// NOLINTEND(MEM001)\n"           // 13
+      "// NOLINTBEGIN( dl001 , other )\n"  // 14 whitespace in the list is ignored
+      "x15();\n"                         // 15 suppressed
+      "// NOLINTEND(dl001,other)\n"      // 16
+      "x17(); // NOLINTBEGINX NOLINTENDING\n"  // 17 neither is a directive
+      "x18();\n";                        // 18
+  SourceFile src("t.cpp", text);
+  auto ds = diagnostics_on_x_lines(src);
+  std::vector<SuppressionError> errors;
+  uint32_t n = apply_cpp_suppressions(src, comments_of(text), ds, &errors);
+  EXPECT_EQ(n, 5u);
+  EXPECT_EQ(lines_left(src, ds), (std::set<uint32_t>{4, 12, 17, 18}));
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(CppSuppression, RegionIsByPositionLikeClangTidy) {
+  // clang-tidy compares offsets: a diagnostic after the BEGIN on the BEGIN's own line is inside,
+  // one before the END on the END's line too; one after the END on its line is outside.
+  std::string text =
+      "a(); /* NOLINTBEGIN */ x();\n"
+      "x(); /* NOLINTEND */ x();\n";
+  SourceFile src("t.cpp", text);
+  std::vector<Diagnostic> ds;
+  for (std::size_t p = text.find("x()"); p != std::string::npos; p = text.find("x()", p + 1)) {
+    Diagnostic d;
+    d.code = "DL001";
+    d.start = static_cast<uint32_t>(p);
+    d.end = d.start + 3;
+    ds.push_back(d);
+  }
+  ASSERT_EQ(ds.size(), 3u);
+  uint32_t last = ds[2].start;
+  EXPECT_EQ(apply_cpp_suppressions(src, comments_of(text), ds), 2u);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].start, last);
+}
+
+TEST(CppSuppression, UnmatchedBeginAndEndAreReportedAsClangTidyDoes) {
+  // As clang-tidy 16: an END must close the innermost open BEGIN with the same check list;
+  // what is left is unmatched, suppresses nothing, and is reported with clang-tidy's message.
+  std::string text =
+      "// NOLINTBEGIN(DL001)\n"   // 0  never closed (the END below names another list)
+      "x1();\n"                   // 1  not suppressed
+      "// NOLINTEND(MEM001)\n"    // 2  unmatched END
+      "x3();\n"                   // 3
+      "// NOLINTEND\n";           // 4  unmatched END
+  SourceFile src("t.cpp", text);
+  auto ds = diagnostics_on_x_lines(src);
+  std::vector<SuppressionError> errors;
+  EXPECT_EQ(apply_cpp_suppressions(src, comments_of(text), ds, &errors), 0u);
+  EXPECT_EQ(lines_left(src, ds), (std::set<uint32_t>{1, 3}));
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].offset, 3u);  // the 'N' of NOLINTBEGIN
+  EXPECT_EQ(errors[0].message, "unmatched 'NOLINTBEGIN' comment without a subsequent 'NOLINTEND' comment");
+  EXPECT_EQ(src.line_of(errors[1].offset), 2u);
+  EXPECT_EQ(errors[1].message, "unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment");
+  EXPECT_EQ(src.line_of(errors[2].offset), 4u);
+
+  // Crossed blocks: BEGIN(a) BEGIN(b) END(a) END(b) → END(a) is unmatched, b closes, a is left open.
+  std::string crossed =
+      "// NOLINTBEGIN(DL001)\n"
+      "// NOLINTBEGIN(MEM001)\n"
+      "x2();\n"
+      "// NOLINTEND(DL001)\n"
+      "// NOLINTEND(MEM001)\n";
+  SourceFile src2("t.cpp", crossed);
+  auto ds2 = diagnostics_on_x_lines(src2);
+  errors.clear();
+  EXPECT_EQ(apply_cpp_suppressions(src2, comments_of(crossed), ds2, &errors), 0u);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(src2.line_of(errors[0].offset), 0u);
+  EXPECT_NE(errors[0].message.find("'NOLINTBEGIN'"), std::string::npos);
+  EXPECT_EQ(src2.line_of(errors[1].offset), 3u);
+  EXPECT_NE(errors[1].message.find("'NOLINTEND'"), std::string::npos);
+}
+
+TEST(CppSuppression, UnmatchedDirectivesAreReportedOnlyWhenADiagnosticReachesTheBlockCheck) {
+  // clang-tidy reads the blocks (and reports the unmatched ones) only for a diagnostic that no
+  // NOLINT / NOLINTNEXTLINE on its line already suppressed; a file without one stays silent.
+  std::string text =
+      "x0(); // NOLINT\n"
+      "// NOLINTEND\n";
+  SourceFile src("t.cpp", text);
+  auto ds = diagnostics_on_x_lines(src);
+  std::vector<SuppressionError> errors;
+  EXPECT_EQ(apply_cpp_suppressions(src, comments_of(text), ds, &errors), 1u);
+  EXPECT_TRUE(errors.empty());
+  std::vector<Diagnostic> none;
+  EXPECT_EQ(apply_cpp_suppressions(src, comments_of(text), none, &errors), 0u);
+  EXPECT_TRUE(errors.empty());
+  // A diagnostic that a matched block suppresses still reports another, unmatched END.
+  std::string text2 =
+      "// NOLINTBEGIN\n"
+      "x1();\n"
+      "// NOLINTEND\n"
+      "// NOLINTEND\n";
+  SourceFile src2("t.cpp", text2);
+  auto ds2 = diagnostics_on_x_lines(src2);
+  EXPECT_EQ(apply_cpp_suppressions(src2, comments_of(text2), ds2, &errors), 1u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(src2.line_of(errors[0].offset), 3u);
+}
+
+TEST(CppSuppression, UnmatchedEndIsAWarningLineFromTheCli) {
+  gpulint::testing::TempDir dir;
+  fs::path f = dir.path() / "train.cpp";
+  std::string text =
+      "#include <torch/torch.h>\n"
+      "int main() {\n"
+      "  auto ds = torch::data::datasets::MNIST(\"d\").map(torch::data::transforms::Stack<>());\n"
+      "  auto loader = torch::data::make_data_loader(std::move(ds), 64);\n"
+      "  // NOLINTEND(DL001)\n"
+      "  for (auto& b : *loader) (void)b;\n"
+      "}\n";
+  std::ofstream(f) << text;
+  DriverOptions opt;
+  opt.threads = 1;
+  opt.analyze = [](const SourceFile& s, const FileSettings& st) { return project().analyze(s, st); };
+  FileTask task;
+  task.path = f.string();
+  task.display = "train.cpp";
+  task.settings = FileSettings::all_rules_enabled();
+  auto outcomes = run_tasks({task}, opt);
+  ASSERT_EQ(outcomes.size(), 1u);
+  ASSERT_EQ(outcomes[0].diagnostics.size(), 1u);  // the END suppresses nothing
+  std::vector<std::string> nolint;
+  for (const auto& w : outcomes[0].warnings)
+    if (w.find("clang-tidy-nolint") != std::string::npos) nolint.push_back(w);
+  ASSERT_EQ(nolint.size(), 1u);
+  EXPECT_EQ(nolint[0],
+            "warning: train.cpp:5:6: unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' "
+            "comment [clang-tidy-nolint]");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Tooling/Core/Replacement.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -75,9 +76,13 @@ bool is_model_type(QualType t) {
   return false;
 }
 
+// std::vector / std::deque / std::list of at::Tensor.
 bool is_tensor_vector(QualType t) {
   auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(record_of(t));
-  if (!spec || !has_qualified_name(spec, "std::vector") || spec->getTemplateArgs().size() < 1) return false;
+  if (!spec || spec->getTemplateArgs().size() < 1) return false;
+  if (!has_qualified_name(spec, "std::vector") && !has_qualified_name(spec, "std::deque") &&
+      !has_qualified_name(spec, "std::list"))
+    return false;
   const TemplateArgument& a = spec->getTemplateArgs()[0];
   return a.getKind() == TemplateArgument::Type && is_tensor_type(a.getAsType());
 }
@@ -331,8 +336,24 @@ class Builder {
     bool escapes = false;          // passed to a function gpulint does not follow
     std::optional<std::string> device_text;  // how it was placed, usable in a fix
     const FunctionDecl* device_scope = nullptr;
+    const VarDecl* device_var = nullptr;     // the variable device_text names, if one
   };
   std::map<const VarDecl*, Model> models_;
+  // How a function of this file uses its parameter `index` when handed a model.
+  struct ParamUse {
+    bool trains = false;   // its parameters() are read (an optimizer is built on them)
+    bool places = false;   // .to(...) / .cuda() is called on it
+    bool escapes = false;  // handed on where gpulint cannot follow
+    std::optional<std::string> device_text;
+    const FunctionDecl* device_scope = nullptr;
+  };
+  ParamUse param_use(const FunctionDecl* fn, unsigned index, int depth);
+  void merge_calls(const Stmt& body, const std::function<bool(const Expr*)>& is_model, ParamUse& use, int depth);
+  std::optional<std::string> placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope,
+                                              const VarDecl** var = nullptr);
+  const Model* parameter_model(const ParmVarDecl* param);
+  std::map<std::pair<const FunctionDecl*, unsigned>, ParamUse> param_uses_;
+  std::map<const ParmVarDecl*, std::optional<Model>> param_models_;
   bool trains_ = false;
   bool gpu_intent_ = false;
 };
@@ -449,10 +470,11 @@ void Builder::collect_loaders(FileFacts& f) {
     }
 
     // How the fix sets the workers: replace a written value, or append `.workers(N)`.
-    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument };
+    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument, AppendStatement };
     FixKind fix = FixKind::None;
     uint32_t fix_start = 0, fix_end = 0;
     std::string wrapped;  // the converted argument's text (WrapConversion)
+    std::string statement_prefix;  // "\n<indent>options.workers(" (AppendStatement)
 
     std::vector<Value> values;
     bool unknown = false;
@@ -551,9 +573,42 @@ void Builder::collect_loaders(FileFacts& f) {
         }
         std::size_t before = values.size();
         read(vd->getInit(), true, depth + 1);
+        FixKind init_fix = fix;
         if (had_workers && values.size() > before && values.back().kind == Value::Kind::Absent) values.pop_back();
-        if (had_workers) fix = FixKind::None;
-        if (fix == FixKind::WrapConversion) fix = FixKind::None;  // `DataLoaderOptions o = 64;`
+        if (had_workers) {
+          fix = FixKind::None;
+          return;
+        }
+        // The declaration constructs the options itself (`DataLoaderOptions o(64);`, `o{64}`,
+        // `o;`, `o = 64;`): `.workers(N)` cannot follow it, so the fix adds the statement
+        // `o.workers(N);` after the declaration.
+        fix = FixKind::None;
+        auto* ctor = dyn_cast_or_null<CXXConstructExpr>(vd->getInit()->IgnoreImplicit());
+        if (ctor && !isa<CXXTemporaryObjectExpr>(ctor) &&
+            !(ctor->getConstructor() && ctor->getConstructor()->isCopyOrMoveConstructor())) {
+          auto ps = ctx_.getParents(*vd);
+          const DeclStmt* ds = ps.empty() ? nullptr : ps[0].get<DeclStmt>();
+          bool in_block = false;
+          if (ds) {
+            auto pp = ctx_.getParents(*ds);
+            in_block = !pp.empty() && pp[0].get<CompoundStmt>() != nullptr;
+          }
+          auto begin = ds ? offset(ds->getBeginLoc()) : std::nullopt;
+          auto end = ds ? end_offset(ds->getEndLoc()) : std::nullopt;
+          if (in_block && begin && end && vd->getDeclName().isIdentifier()) {
+            llvm::StringRef buf = sm_.getBufferData(sm_.getMainFileID());
+            std::size_t line_start = buf.rfind('\n', *begin);
+            line_start = line_start == llvm::StringRef::npos ? 0 : line_start + 1;
+            std::size_t indent_end = line_start;
+            while (indent_end < *begin && (buf[indent_end] == ' ' || buf[indent_end] == '\t')) ++indent_end;
+            fix = FixKind::AppendStatement;
+            fix_start = fix_end = *end;
+            statement_prefix = "\n" + buf.substr(line_start, indent_end - line_start).str() + vd->getName().str() + ".workers(";
+          }
+        } else {
+          fix = init_fix;  // a chain or temporary after `=`: `.workers(N)` is appended to it
+          if (fix == FixKind::WrapConversion) fix = FixKind::None;
+        }
         return;
       }
       unknown = true;
@@ -575,6 +630,7 @@ void Builder::collect_loaders(FileFacts& f) {
         case FixKind::AppendCall: prefix = ".workers("; suffix = ")"; break;
         case FixKind::WrapConversion: prefix = "torch::data::DataLoaderOptions(" + wrapped + ").workers("; suffix = ")"; break;
         case FixKind::AddArgument: prefix = ", torch::data::DataLoaderOptions().workers("; suffix = ")"; break;
+        case FixKind::AppendStatement: prefix = statement_prefix; suffix = ");"; break;
         case FixKind::None: break;
       }
       // Validate the range once as a clang Replacement; the rule supplies the value.
@@ -593,47 +649,155 @@ void Builder::collect_loaders(FileFacts& f) {
   }
 }
 
-// DEV001: variables holding a module whose parameters are trained (`x->parameters()` is
-// called), and whether `.to(...)` / `.cuda()` places them.
-void Builder::collect_models(FileFacts& f) {
-  auto params = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("parameters", "named_parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
-  for (const CXXMemberCallExpr* p : params) {
-    const VarDecl* vd = root_var(p->getImplicitObjectArgument());
-    if (!vd || isa<ParmVarDecl>(vd) || !is_model_type(vd->getType())) continue;
-    if (!offset(vd->getLocation())) continue;
-    models_[vd].var = vd;
+// How a function of this file uses one of its parameters that holds a model, followed into
+// the functions of this file it hands the parameter to (`train(Net& model, ...)`).
+Builder::ParamUse Builder::param_use(const FunctionDecl* fn, unsigned index, int depth) {
+  ParamUse use;
+  const FunctionDecl* def = nullptr;
+  if (!fn || !fn->hasBody(def) || !def || index >= def->getNumParams()) {
+    use.escapes = true;
+    return use;
   }
-  if (models_.empty()) return;
+  auto key = std::make_pair(def, index);
+  if (auto it = param_uses_.find(key); it != param_uses_.end()) return it->second;
+  if (depth > 8) {
+    use.escapes = true;
+    return use;
+  }
+  param_uses_[key] = use;  // a recursive call sees "nothing yet" (its own uses are counted here)
+  const ParmVarDecl* param = def->getParamDecl(index);
+  const Stmt* body = def->getBody();
+  auto on_param = [&](const Expr* e) { return root_var(e) == param; };
+  for (const CXXMemberCallExpr* c : nodes<CXXMemberCallExpr>(match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(
+           hasAnyName("parameters", "named_parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module"))))).bind("n")), *body, ctx_)))
+    if (on_param(c->getImplicitObjectArgument())) use.trains = true;
+  for (const CXXMemberCallExpr* mv : nodes<CXXMemberCallExpr>(match(findAll(cxxMemberCallExpr(callee(cxxMethodDecl(
+           hasAnyName("to", "cuda"), ofClass(isSameOrDerivedFrom("::torch::nn::Module"))))).bind("n")), *body, ctx_))) {
+    if (!on_param(mv->getImplicitObjectArgument())) continue;
+    use.places = true;
+    if (!use.device_text) use.device_text = placement_device(mv, &use.device_scope);
+  }
+  merge_calls(*body, [&](const Expr* a) { return on_param(a); }, use, depth);
+  param_uses_[key] = use;
+  return use;
+}
+
+// Follows the calls in `body` that receive a model (`is_model(arg)`): into functions of this
+// file that have a body (their ParamUse merged into `use`); a function of this file without
+// one, or a constructor of a class of this file, may place it anywhere (escapes). Calls of
+// library functions (torch::save(model, …)) neither place nor hide a model.
+void Builder::merge_calls(const Stmt& body, const std::function<bool(const Expr*)>& is_model, ParamUse& use, int depth) {
+  for (const CallExpr* c : nodes<CallExpr>(match(findAll(callExpr().bind("n")), body, ctx_))) {
+    const FunctionDecl* fd = c->getDirectCallee();
+    if (!fd || !offset(fd->getLocation())) continue;  // only functions written in this file
+    unsigned first = 0;
+    if (auto* op = dyn_cast<CXXOperatorCallExpr>(c)) {
+      if (isa<CXXMethodDecl>(fd)) first = 1;  // the object is argument 0
+      (void)op;
+    }
+    for (unsigned i = first; i < c->getNumArgs(); ++i) {
+      if (!is_model(c->getArg(i))) continue;
+      ParamUse callee = param_use(fd, i - first, depth + 1);
+      use.trains |= callee.trains;
+      use.escapes |= callee.escapes;
+      if (callee.places) {
+        use.places = true;
+        if (!use.device_text && callee.device_text && callee.device_text == std::string("torch::kCUDA"))
+          use.device_text = callee.device_text;
+      }
+    }
+  }
+  for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(match(findAll(cxxConstructExpr().bind("n")), body, ctx_))) {
+    const CXXConstructorDecl* ctor = c->getConstructor();
+    if (!ctor || !offset(ctor->getLocation()) || ctor->isCopyOrMoveConstructor()) continue;
+    for (const Expr* a : c->arguments())
+      if (is_model(a)) use.escapes = true;
+  }
+}
+
+// The device a `.to(device)` / `.cuda()` on a model names, as text usable in a fix; the
+// function whose variable it is goes to `*scope` (null for torch::kCUDA and globals).
+std::optional<std::string> Builder::placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope,
+                                                     const VarDecl** var) {
+  *scope = nullptr;
+  if (var) *var = nullptr;
+  if (method_named(mv->getMethodDecl(), "cuda")) return std::string("torch::kCUDA");
+  if (mv->getNumArgs() < 1) return std::nullopt;
+  const Expr* a = strip(mv->getArg(0));
+  // `to(torch::kCUDA)`: the DeviceType converts to a Device.
+  if (auto* c = dyn_cast<CXXConstructExpr>(a); c && c->getNumArgs() >= 1 && !isa<CXXTemporaryObjectExpr>(c))
+    a = strip(c->getArg(0));
+  if (auto* d = dyn_cast<DeclRefExpr>(a))
+    if (auto* dv = dyn_cast<VarDecl>(d->getDecl()))
+      if (auto r = range(a->getSourceRange())) {
+        *scope = dyn_cast_or_null<FunctionDecl>(dv->getParentFunctionOrMethod());
+        if (var) *var = dv;
+        return text(*r);
+      }
+  return std::nullopt;
+}
+
+// DEV001: variables holding a module whose parameters are trained (`x->parameters()` is
+// called, here or in a function of this file the model is handed to), and whether `.to(...)`
+// / `.cuda()` places them (here or in such a function).
+void Builder::collect_models(FileFacts& f) {
+  auto local_model = [&](const Expr* e) -> const VarDecl* {
+    const VarDecl* vd = root_var(e);
+    if (!vd || isa<ParmVarDecl>(vd) || !is_model_type(vd->getType()) || !offset(vd->getLocation())) return nullptr;
+    return vd;
+  };
+  auto params = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("parameters", "named_parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
+  for (const CXXMemberCallExpr* p : params)
+    if (const VarDecl* vd = local_model(p->getImplicitObjectArgument())) models_[vd].var = vd;
   auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
+  // Models handed to functions of this file: trained, placed or hidden there.
+  std::map<const VarDecl*, ParamUse> handed;
+  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
+    const FunctionDecl* fd = c->getDirectCallee();
+    if (!fd || !offset(fd->getLocation())) continue;
+    unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;
+    for (unsigned i = first; i < c->getNumArgs(); ++i) {
+      const VarDecl* vd = local_model(c->getArg(i));
+      if (!vd) continue;
+      ParamUse u = param_use(fd, i - first, 0);
+      ParamUse& h = handed[vd];
+      h.trains |= u.trains;
+      h.places |= u.places;
+      h.escapes |= u.escapes;
+      if (u.places && !h.device_text && u.device_text == std::string("torch::kCUDA")) h.device_text = u.device_text;
+    }
+  }
+  for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr()))) {
+    const CXXConstructorDecl* ctor = c->getConstructor();
+    if (!ctor || !offset(ctor->getLocation()) || ctor->isCopyOrMoveConstructor()) continue;
+    for (const Expr* a : c->arguments())
+      if (const VarDecl* vd = local_model(a)) handed[vd].escapes = true;
+  }
+  for (const auto& [vd, h] : handed)
+    if (h.trains) models_[vd].var = vd;
+  if (models_.empty()) return;
   for (const CXXMemberCallExpr* mv : moves) {
     const VarDecl* vd = root_var(mv->getImplicitObjectArgument());
     auto it = models_.find(vd);
     if (it == models_.end()) continue;
     it->second.placed = true;
-    if (method_named(mv->getMethodDecl(), "cuda")) {
-      it->second.device_text = "torch::kCUDA";
-    } else if (mv->getNumArgs() >= 1) {
-      const Expr* a = strip(mv->getArg(0));
-      if (auto* d = dyn_cast<DeclRefExpr>(a))
-        if (auto* dv = dyn_cast<VarDecl>(d->getDecl()))
-          if (auto r = range(a->getSourceRange())) {
-            it->second.device_text = text(*r);
-            it->second.device_scope = dyn_cast_or_null<FunctionDecl>(dv->getParentFunctionOrMethod());
-          }
+    const FunctionDecl* scope = nullptr;
+    const VarDecl* device_var = nullptr;
+    if (auto d = placement_device(mv, &scope, &device_var); d && !it->second.device_text) {
+      it->second.device_text = d;
+      it->second.device_scope = scope;
+      it->second.device_var = device_var;
     }
   }
-  // A model handed to a function of this program may be placed there: not decided, silent.
-  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(functionDecl(isDefinition())))))) {
-    const FunctionDecl* fd = c->getDirectCallee();
-    if (!fd || !offset(fd->getLocation())) continue;  // only functions written in this file (or unknown)
-    for (const Expr* a : c->arguments())
-      if (auto it = models_.find(root_var(a)); it != models_.end()) it->second.escapes = true;
-  }
-  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(functionDecl(unless(isDefinition()))))))) {
-    const FunctionDecl* fd = c->getDirectCallee();
-    if (!fd || fd->hasBody() || !offset(fd->getLocation())) continue;
-    for (const Expr* a : c->arguments())
-      if (auto it = models_.find(root_var(a)); it != models_.end()) it->second.escapes = true;
+  for (const auto& [vd, h] : handed) {
+    auto it = models_.find(vd);
+    if (it == models_.end()) continue;
+    if (h.places) {
+      it->second.placed = true;
+      if (!it->second.device_text && h.device_text) it->second.device_text = h.device_text;
+    }
+    // Handed to a function gpulint cannot follow: it may be placed there; not decided, silent.
+    if (h.escapes) it->second.escapes = true;
   }
   for (auto& [vd, m] : models_) {
     auto r = range(SourceRange(vd->getLocation(), vd->getLocation()));
@@ -644,6 +808,74 @@ void Builder::collect_models(FileFacts& f) {
     mf.placed = m.placed || m.escapes;
     f.models.push_back(std::move(mf));
   }
+}
+
+// The model a module call inside a function runs, when it is a parameter of that function:
+// placed when the function places it itself, or when every call of the function in this file
+// hands it a model placed on the GPU. nullptr when that is not known.
+const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
+  if (auto it = param_models_.find(param); it != param_models_.end()) return it->second ? &*it->second : nullptr;
+  param_models_[param] = std::nullopt;
+  auto* fn = dyn_cast_or_null<FunctionDecl>(param->getParentFunctionOrMethod());
+  if (!fn || !is_model_type(param->getType())) return nullptr;
+  unsigned index = param->getFunctionScopeIndex();
+  ParamUse own = param_use(fn, index, 0);
+  Model m;
+  m.var = param;
+  if (own.places) {
+    m.placed = true;
+    m.device_text = own.device_text;
+    m.device_scope = own.device_scope;
+    param_models_[param] = m;
+    return &*param_models_[param];
+  }
+  const FunctionDecl* def = nullptr;
+  if (!fn->hasBody(def)) return nullptr;
+  bool any = false;
+  // The function's own parameter that every call hands the caller's device variable (the
+  // MNIST example's `train(..., Net& model, torch::Device device, ...)`): the fix can name it.
+  std::optional<unsigned> device_param;
+  bool device_param_known = true;
+  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
+    const FunctionDecl* fd = c->getDirectCallee();
+    const FunctionDecl* cdef = nullptr;
+    if (!fd || !fd->hasBody(cdef) || cdef != def) continue;
+    unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;
+    if (index + first >= c->getNumArgs()) return nullptr;
+    const Expr* a = c->getArg(index + first);
+    const VarDecl* vd = root_var(a);
+    const Model* caller = nullptr;
+    if (auto* pv = dyn_cast_or_null<ParmVarDecl>(vd)) caller = parameter_model(pv);
+    else if (auto it = models_.find(vd); it != models_.end()) caller = &it->second;
+    if (!caller || !caller->placed) return nullptr;
+    any = true;
+    if (!m.device_text && caller->device_text == std::string("torch::kCUDA")) m.device_text = caller->device_text;
+    std::optional<unsigned> here;
+    for (unsigned k = 0; caller->device_var && k + first < c->getNumArgs() && k < def->getNumParams(); ++k) {
+      const Expr* da = strip(c->getArg(k + first));
+      if (isa<DeclRefExpr>(da) && root_var(da) == caller->device_var) here = k;
+    }
+    if (!here || (device_param && device_param != here)) device_param_known = false;
+    device_param = here;
+  }
+  if (!any) return nullptr;
+  if (!m.device_text && device_param_known && device_param) {
+    const ParmVarDecl* dp = def->getParamDecl(*device_param);
+    // Only when no local of the function shadows the parameter's name.
+    bool shadowed = false;
+    if (dp->getDeclName().isIdentifier() && def->getBody()) {
+      for (const VarDecl* v : nodes<VarDecl>(match(findAll(varDecl().bind("n")), *def->getBody(), ctx_)))
+        shadowed |= v != dp && v->getDeclName().isIdentifier() && v->getName() == dp->getName();
+      if (!shadowed) {
+        m.device_text = dp->getNameAsString();
+        m.device_scope = def;
+        m.device_var = dp;
+      }
+    }
+  }
+  m.placed = true;
+  param_models_[param] = m;
+  return &*param_models_[param];
 }
 
 // DEV002: `for (auto& batch : *loader)` whose `batch.data` / `batch.target` reach a model placed
@@ -671,9 +903,21 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
     for (const VarDecl* vd : nodes<VarDecl>(match(stmt(forEachDescendant(varDecl(hasLocalStorage()).bind("n"))), *body, ctx_)))
       if (vd->getInit() && is_tensor_type(vd->getType()) && is_field(vd->getInit()) && assignments_[vd].empty())
         unmoved_vars.insert(vd);
-    auto unmoved = [&](const Expr* a) -> bool {
+    std::function<bool(const Expr*)> unmoved = [&](const Expr* a) -> bool {
       if (is_field(a)) return true;
       const Expr* s = strip(a);
+      // A reshaped or converted view of an unmoved batch tensor is on the CPU too:
+      // `images.view({-1, 784})`, `batch.data.flatten(1)`, `labels.squeeze()`.
+      if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
+        const CXXMethodDecl* m = mc->getMethodDecl();
+        if (m && has_qualified_name(m->getParent(), "at::Tensor") && m->getDeclName().isIdentifier() &&
+            llvm::is_contained(std::initializer_list<llvm::StringRef>{"view", "reshape", "flatten", "squeeze",
+                                                                       "unsqueeze", "permute", "transpose",
+                                                                       "contiguous", "float", "t"},
+                               m->getName()))
+          return unmoved(mc->getImplicitObjectArgument());
+        return false;
+      }
       if (auto* d = dyn_cast<DeclRefExpr>(s))
         if (auto* vd = dyn_cast<VarDecl>(d->getDecl())) return unmoved_vars.count(vd) > 0;
       return false;
@@ -686,9 +930,12 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
         consumers.push_back({e, "loss"});
       } else if (is_module_call(e)) {
         const Expr* obj = object_of(strip(e));
-        auto it = models_.find(root_var(obj));
-        if (it == models_.end() || !it->second.placed) continue;
-        model_used = &it->second;
+        const VarDecl* mv = root_var(obj);
+        const Model* m = nullptr;
+        if (auto* pv = dyn_cast_or_null<ParmVarDecl>(mv)) m = parameter_model(pv);
+        else if (auto it = models_.find(mv); it != models_.end()) m = &it->second;
+        if (!m || !m->placed) continue;
+        model_used = m;
         consumers.push_back({e, "model"});
       }
     }
@@ -775,14 +1022,33 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     CreatedThenMoved c;
     c.expression = *whole;
     c.factory = fcall->getDirectCallee()->getQualifiedNameAsString();
-    // Fix: pass the device to the factory when its TensorOptions parameter is defaulted.
+    // Fix: pass the device to the factory when its TensorOptions parameter is defaulted. A
+    // dtype the move also converts to goes along (`.to(device, torch::kHalf)`); a move with
+    // other arguments (a memory format) is left alone. torch::from_blob wraps memory the
+    // program owns: given a CUDA device it would read that host pointer as device memory, so
+    // its copy to the GPU is the right code and has no fix.
     const FunctionDecl* fd = fcall->getDirectCallee();
-    if (fcall->getNumArgs() >= 1 && fd->getNumParams() == fcall->getNumArgs() &&
+    std::string dtype;
+    bool other_arguments = false;
+    for (unsigned i = 1; !cuda && i < mv->getNumArgs(); ++i) {
+      const Expr* a = mv->getArg(i)->IgnoreImplicit()->IgnoreParens();
+      if (isa<CXXDefaultArgExpr>(a) || isa<CXXBoolLiteralExpr>(a)) continue;  // non_blocking, copy
+      const EnumType* et = a->getType()->getAs<EnumType>();
+      auto r = range(a->getSourceRange());
+      if (i == 1 && et && has_qualified_name(et->getDecl(), "c10::ScalarType") && r) {
+        dtype = text(*r);
+        continue;
+      }
+      other_arguments = true;
+    }
+    bool wraps_memory = has_qualified_name(fd, "torch::from_blob");
+    if (!other_arguments && !wraps_memory && fcall->getNumArgs() >= 1 && fd->getNumParams() == fcall->getNumArgs() &&
         isa<CXXDefaultArgExpr>(fcall->getArg(fcall->getNumArgs() - 1)) &&
         has_qualified_name(record_of(fd->getParamDecl(fd->getNumParams() - 1)->getType()), "c10::TensorOptions")) {
       auto rp = offset(fcall->getRParenLoc());
       if (rp) {
-        auto add = edit(*rp, *rp, ", torch::TensorOptions().device(" + device + ")");
+        auto add = edit(*rp, *rp, ", torch::TensorOptions().device(" + device + ")" +
+                                     (dtype.empty() ? std::string() : ".dtype(" + dtype + ")"));
         auto del = edit(fr->end, whole->end, "");
         if (add && del) c.fix = {*add, *del};
       }
@@ -795,7 +1061,11 @@ void Builder::collect_created_then_moved(FileFacts& f) {
 // `total += loss` into an at::Tensor, declared outside the loop, with a graph-attached value.
 void Builder::collect_kept_tensors(FileFacts& f) {
   auto appends = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(
-      hasAnyName("push_back", "emplace_back"), ofClass(hasName("::std::vector")))))));
+      hasAnyName("push_back", "emplace_back", "push_front", "emplace_front"),
+      ofClass(hasAnyName("::std::vector", "::std::deque", "::std::list")))))));
+  // `total = total + loss`: the running sum written out.
+  auto sums = nodes<CXXOperatorCallExpr>(GPULINT_MATCH(cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+      callee(cxxMethodDecl(ofClass(hasName("::at::Tensor")))))));
   auto augments = nodes<CXXOperatorCallExpr>(GPULINT_MATCH(cxxOperatorCallExpr(hasAnyOverloadedOperatorName("+=", "-="),
       callee(cxxMethodDecl(ofClass(hasName("::at::Tensor")))))));
   std::set<uint32_t> seen;
@@ -836,6 +1106,22 @@ void Builder::collect_kept_tensors(FileFacts& f) {
     const VarDecl* cv = root_var(op->getArg(0));
     if (!cv || !is_tensor_type(cv->getType())) continue;
     consider(op, op->getArg(0), op->getArg(1), KeptGraphTensor::How::AugmentedAssign);
+  }
+  for (const CXXOperatorCallExpr* op : sums) {
+    if (op->getNumArgs() != 2) continue;
+    const VarDecl* cv = root_var(op->getArg(0));
+    if (!cv || !is_tensor_type(cv->getType()) || !isa<DeclRefExpr>(strip(op->getArg(0)))) continue;
+    // The right side: `total + x`, `x + total` or `total - x` (an at::Tensor operator).
+    auto* sum = dyn_cast<CXXOperatorCallExpr>(strip(op->getArg(1)));
+    if (!sum || sum->getNumArgs() != 2 || !is_tensor_type(sum->getType())) continue;
+    OverloadedOperatorKind k = sum->getOperator();
+    if (k != OO_Plus && k != OO_Minus) continue;
+    const Expr* kept = nullptr;
+    auto is_total = [&](const Expr* e) { return isa<DeclRefExpr>(strip(e)) && root_var(e) == cv; };
+    if (is_total(sum->getArg(0))) kept = sum->getArg(1);
+    else if (k == OO_Plus && is_total(sum->getArg(1))) kept = sum->getArg(0);
+    if (!kept) continue;
+    consider(op, op->getArg(0), kept, KeptGraphTensor::How::AugmentedAssign);
   }
 }
 

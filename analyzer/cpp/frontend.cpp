@@ -35,6 +35,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/cpp/compile_flags.h"
 #include "analyzer/cpp/facts_builder.h"
 #include "analyzer/rule.h"
 
@@ -57,6 +58,30 @@ class SingleCommandDatabase : public clang::tooling::CompilationDatabase {
 
  private:
   clang::tooling::CompileCommand cmd_;
+};
+
+// GCC's precompiled headers are hidden from clang. CMake's target_precompile_headers, built
+// with g++, writes `-include …/cmake_pch.hxx` into the compile command and `cmake_pch.hxx.gch`
+// beside it; clang's driver looks for FILE.gch next to an -include'd FILE too, and then fails
+// on GCC's format ("file '….gch' is not a valid precompiled PCH file"). Without the .gch,
+// clang reads the header itself.
+class HideGccPch : public llvm::vfs::ProxyFileSystem {
+ public:
+  using ProxyFileSystem::ProxyFileSystem;
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
+    if (is_gch(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::status(path);
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+    if (is_gch(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::openFileForRead(path);
+  }
+
+ private:
+  static bool is_gch(const llvm::Twine& path) {
+    llvm::SmallString<256> buf;
+    return path.toStringRef(buf).endswith(".gch");
+  }
 };
 
 // Clang's diagnostics: counted, the first error kept (with its position in the main file),
@@ -253,6 +278,7 @@ struct CppProject::Impl {
   std::map<std::string, Found> by_dir;
   std::once_flag fallback_note;
   std::once_flag pch_failed_note;
+  std::once_flag dropped_flags_note;
   std::map<std::string, std::shared_future<std::optional<std::string>>> pch;
   PchStats stats;
 
@@ -376,7 +402,7 @@ struct CppProject::Impl {
     cmd.CommandLine.push_back(tmp.string());
     SingleCommandDatabase db(cmd);
     clang::tooling::ClangTool tool(db, {hdr.string()}, std::make_shared<clang::PCHContainerOperations>(),
-                                   llvm::vfs::createPhysicalFileSystem());
+                                   llvm::makeIntrusiveRefCnt<HideGccPch>(llvm::vfs::createPhysicalFileSystem()));
     tool.clearArgumentsAdjusters();
     DiagnosticCollector diags;
     tool.setDiagnosticConsumer(&diags);
@@ -478,7 +504,17 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     report.error = error;
     return report;
   }
-  std::vector<std::string> flags(cmd->arguments.begin() + 1, cmd->arguments.end() - 1);
+  // A command written for g++ may hold flags Clang rejects: left out (compile_flags.h).
+  std::vector<std::string> dropped;
+  std::vector<std::string> flags =
+      clang_compatible_flags(std::vector<std::string>(cmd->arguments.begin() + 1, cmd->arguments.end() - 1), &dropped);
+  if (!dropped.empty())
+    std::call_once(impl_->dropped_flags_note, [&] {
+      std::string list;
+      for (const auto& d : dropped) list += (list.empty() ? "" : " ") + d;
+      impl_->note(fmt::format("gpulint: compile flags clang 16 does not accept were left out (first seen for {}): {}",
+                              abs.string(), list));
+    });
 
   std::optional<std::string> pch;
   if (impl_->opt.use_pch && includes_torch(source.text())) pch = impl_->pch_for(flags, cmd->directory);
@@ -505,8 +541,9 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     memory->addFile(abs.string(), 0, llvm::MemoryBuffer::getMemBufferCopy(source.text(), abs.string()));
     overlay->pushOverlay(memory);
-    if (!c.Directory.empty()) (void)overlay->setCurrentWorkingDirectory(c.Directory);
-    llvm::IntrusiveRefCntPtr<clang::FileManager> files(new clang::FileManager(clang::FileSystemOptions(), overlay));
+    auto visible = llvm::makeIntrusiveRefCnt<HideGccPch>(overlay);
+    if (!c.Directory.empty()) (void)visible->setCurrentWorkingDirectory(c.Directory);
+    llvm::IntrusiveRefCntPtr<clang::FileManager> files(new clang::FileManager(clang::FileSystemOptions(), visible));
     clang::tooling::ToolInvocation invocation(c.CommandLine, std::make_unique<FactsAction>(out), files.get(),
                                               std::make_shared<clang::PCHContainerOperations>());
     invocation.setDiagnosticConsumer(&diags);
@@ -539,7 +576,7 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     rule->check(tu.facts, settings.options, report.diagnostics);
   }
   if (!report.diagnostics.empty())
-    report.suppressed = apply_cpp_suppressions(source, tu.comments, report.diagnostics);
+    report.suppressed = apply_cpp_suppressions(source, tu.comments, report.diagnostics, &report.suppression_errors);
   std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
                    [](const Diagnostic& a, const Diagnostic& b) {
                      if (a.start != b.start) return a.start < b.start;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpulint check -p build src/` on a small CMake LibTorch project (find_package(Torch) from
-# Debian's libtorch-dev, CMAKE_EXPORT_COMPILE_COMMANDS=ON), then the C++ bad-input cases
+# Debian's libtorch-dev, CMAKE_EXPORT_COMPILE_COMMANDS=ON, g++-only compile options), then the C++ bad-input cases
 # through the CLI: a malformed compile_commands.json (exit 2, file named), a missing header
 # (analysed anyway, the include named), a file that is not C++.
 # Usage: bash tests/e2e/cpp_cmake_project.sh /path/to/gpulint
@@ -23,6 +23,9 @@ find_package(Torch REQUIRED)
 add_executable(mnist src/mnist.cpp)
 target_link_libraries(mnist PRIVATE ${TORCH_LIBRARIES})
 set_property(TARGET mnist PROPERTY CXX_STANDARD 17)
+# g++-only flags, as projects built with g++ record them: clang 16 rejects these, gpulint
+# leaves them out (analyzer/cpp/compile_flags.h) instead of failing the translation unit.
+target_compile_options(mnist PRIVATE -fconcepts-diagnostics-depth=3 -fipa-pta -mno-direct-extern-access)
 CMAKE
 cp "$ROOT/fixtures/cpp/DL001/mnist_batch_size_only.cpp" "$WORK/proj/src/mnist.cpp"
 cmake -S "$WORK/proj" -B "$WORK/proj/build" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
@@ -37,6 +40,8 @@ echo "$out"; cat "$WORK/err"
 echo "$out" | grep -q "src/mnist.cpp:27:.*DL001" || fail "DL001 not reported at src/mnist.cpp:27"
 grep -q "no compile_commands.json" "$WORK/err" && fail "fell back to default flags despite -p"
 [ "$(echo "$out" | grep -c 'DL001')" = 1 ] || fail "expected exactly one DL001"
+grep -q "could not\|unknown argument" "$WORK/err" && fail "the g++-only flags broke the parse"
+grep -q "left out.*-fconcepts-diagnostics-depth=3" "$WORK/err" || fail "the left-out g++ flags are not named"
 
 # `gpulint audit` analyses the project's C++ through the same front end (its build/
 # compile_commands.json names the translation units).
