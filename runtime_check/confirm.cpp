@@ -614,9 +614,11 @@ int Confirm::prepare() {
     for (const char* name : python_only) {
       if (!given(name)) continue;
       err_ << fmt::format(
-          "error: {}: {} is for Python scripts; a C++ program runs as --run says and is timed "
+          "error: {}: {} for Python scripts; a C++ program runs as --run says and is timed "
           "as whole runs\n",
-          o_.script, std::string_view(name) == "args" ? "passing arguments after the file" : name);
+          o_.script,
+          std::string_view(name) == "args" ? std::string("arguments after the file are")
+                                           : std::string(name) + " is");
       return kExitError;
     }
     return prepare_cpp();

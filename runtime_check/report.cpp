@@ -209,8 +209,10 @@ std::string render_table_cpp(const ConfirmReport& r) {
     rows.push_back({v.name + (v.all_fixed && !v.baseline && v.name != "all-fixed" ? " (all-fixed)" : ""),
                     fmt::format("{}/{}", w.runs, timed_runs(v)),
                     w.runs ? format_duration(w.median_s) : "-", run_range(w),
-                    util(w.gpu_util_median), peak(w.peak_rss_median, w.peak_rss_min, w.peak_rss_max),
-                    peak(w.peak_gpu_median, w.peak_gpu_min, w.peak_gpu_max), verdict_cell_cpp(r, v)});
+                    util(w.gpu_util_median),
+                    w.peak_rss_median ? format_bytes(*w.peak_rss_median) : "-",
+                    w.peak_gpu_median ? format_bytes(*w.peak_gpu_median) : "-",
+                    verdict_cell_cpp(r, v)});
   }
   write_rows(out, rows, {false, true, true, true, true, true, true, false});
   out << "\nRun time per round:\n";
