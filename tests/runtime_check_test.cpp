@@ -1144,3 +1144,57 @@ TEST(RuntimeConfirm, CppBadInput) {
     EXPECT_NE(err.str().find("--build is for C++ programs"), std::string::npos) << err.str();
   }
 }
+
+// The C++ front end's path: findings and the all-fixed text come from the analysis function
+// the binary plugs in (a stand-in here: the Clang front end itself runs in e2e.confirm_cpp).
+TEST(RuntimeConfirm, CppProgramFromFrontEnd) {
+  CppFixture fx;
+  fx.o.diagnostics_path.clear();
+  fx.o.given = {"--build", "--run"};
+  fx.o.repeats = 2;
+  std::string seen_build_dir;
+  int analyses = 0;
+  fx.o.cpp_front_end = [&](const std::string& build_dir, std::string*) {
+    seen_build_dir = build_dir;
+    return std::function<gpulint::FileReport(const gpulint::SourceFile&,
+                                             const gpulint::FileSettings&)>(
+        [&](const gpulint::SourceFile& src, const gpulint::FileSettings& settings) {
+          ++analyses;
+          gpulint::FileReport r;
+          r.language = gpulint::Language::Cpp;
+          std::string_view text = src.text();
+          std::size_t at = text.find(", 64)");
+          if (at == std::string_view::npos || !settings.enabled.count("DL001")) return r;
+          gpulint::Diagnostic d;
+          d.code = "DL001";
+          d.message = "no workers";
+          d.start = static_cast<uint32_t>(text.find("torch::data::make_data_loader"));
+          d.end = d.start + 29;
+          gpulint::Fix f;
+          f.applicability = gpulint::Applicability::Unsafe;
+          f.message = "Set `.workers(4)`";
+          f.edits.push_back({static_cast<uint32_t>(at + 2), static_cast<uint32_t>(at + 4),
+                             "torch::data::DataLoaderOptions(64).workers(4)"});
+          d.fix = std::move(f);
+          r.diagnostics.push_back(std::move(d));
+          return r;
+        });
+  };
+  fx.o.build_dir = "/some/build";
+  EXPECT_EQ(fx.run(), 0) << fx.err.str();
+  EXPECT_EQ(seen_build_dir, "/some/build");
+  EXPECT_GE(analyses, 2);  // the file, then the all-fixed text
+  EXPECT_NE(fx.out.str().find("findings from: the C++ front end"), std::string::npos) << fx.out.str();
+  EXPECT_NE(fx.out.str().find("DL001 confirmed"), std::string::npos) << fx.out.str();
+  // A front end that cannot open the project: its error, exit 2.
+  CppFixture fx2;
+  fx2.o.diagnostics_path.clear();
+  fx2.o.cpp_front_end = [](const std::string&, std::string* error) {
+    *error = "/x/compile_commands.json: not valid JSON";
+    return std::function<gpulint::FileReport(const gpulint::SourceFile&,
+                                             const gpulint::FileSettings&)>();
+  };
+  EXPECT_EQ(fx2.run(), 2);
+  EXPECT_NE(fx2.err.str().find("compile_commands.json: not valid JSON"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(fx2.tmp));
+}
