@@ -200,13 +200,16 @@ bool is_cpp_program(const fs::path& file) {
 std::optional<fs::path> find_project_root(const fs::path& file) {
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+  std::optional<fs::path> found;
   while (!dir.empty()) {
-    if (fs::is_regular_file(dir / "CMakeLists.txt", ec)) return dir;
+    bool has = fs::is_regular_file(dir / "CMakeLists.txt", ec);
+    if (found && !has) break;  // the top of the chain: the project's top-level CMakeLists.txt
+    if (has) found = dir;
     fs::path up = dir.parent_path();
     if (up == dir) break;
     dir = up;
   }
-  return std::nullopt;
+  return found;
 }
 
 bool copy_source_tree(const fs::path& from, const fs::path& to, std::vector<std::string>* skipped,
@@ -446,8 +449,9 @@ CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
                 "C++: the command that runs the program, run with `sh -c` in the root of each "
                 "copy and timed as a whole run");
   c->add_option("--root", o.root,
-                "C++: the source tree to copy per variant (default: the nearest directory above "
-                "the file holding CMakeLists.txt)");
+                "C++: the source tree to copy per variant (default: the CMake project's top level: "
+                "the nearest directory above the file holding CMakeLists.txt, and its parents "
+                "as long as they hold one too)");
   c->add_option("--diagnostics", o.diagnostics_path,
                 "C++: take the findings from this `gpulint check --output-format json` report "
                 "instead of the C++ front end");

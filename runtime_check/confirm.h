@@ -12,8 +12,8 @@
 //
 // C++ programs (FILE.cpp/.cc/.cxx): `gpulint confirm FILE.cpp --build 'CMD' --run 'CMD'`.
 // The findings come from the C++ front end (when built in) or from --diagnostics FILE (the
-// JSON of `gpulint check --output-format json`); the source tree (--root, default the
-// nearest ancestor of FILE holding CMakeLists.txt) is copied per variant into the temp dir
+// JSON of `gpulint check --output-format json`); the source tree (--root, default the CMake
+// project's top level above FILE: find_project_root) is copied per variant into the temp dir
 // without .git and without CMake build trees (directories holding CMakeCache.txt); the
 // variant's edits go into the copy of FILE; --build runs once per copy (`sh -c`, in the
 // copy's root); --run is timed as whole runs (one untimed warm-up run per variant by default,
@@ -66,7 +66,7 @@ struct ConfirmOptions {
   // C++ programs:
   std::string build_command;       ///< --build CMD (`sh -c`, in the copy's root)
   std::string run_command;         ///< --run CMD (`sh -c`, in the copy's root), timed
-  std::string root;                ///< --root DIR; "": nearest ancestor with CMakeLists.txt
+  std::string root;                ///< --root DIR; "": find_project_root(script)
   std::string diagnostics_path;    ///< --diagnostics FILE (check's JSON); "": the front end
   std::string build_dir;           ///< -p DIR for the C++ front end
   int warmup_runs = 1;             ///< --warmup-runs: untimed runs per variant before round 1
@@ -116,8 +116,10 @@ std::vector<std::string> child_environment(const std::vector<std::string>& base,
 /// (case-insensitive).
 bool is_cpp_program(const std::filesystem::path& file);
 
-/// The nearest directory at or above `file`'s directory holding CMakeLists.txt (the default
-/// --root); nullopt when there is none.
+/// The default --root: the nearest directory at or above `file`'s directory holding
+/// CMakeLists.txt, and then its parents as long as they hold one too (a src/CMakeLists.txt
+/// added by the top-level one with add_subdirectory gives the top level); nullopt when there
+/// is none.
 std::optional<std::filesystem::path> find_project_root(const std::filesystem::path& file);
 
 /// Copies the source tree `from` into `to` (created): regular files, directories and symbolic

@@ -963,6 +963,10 @@ TEST(RuntimeConfirm, SourceTreeCopyAndRoot) {
   fs::create_symlink("src/train.cpp", root / "link.cpp");
   EXPECT_EQ(find_project_root(root / "src" / "train.cpp"), root);
   EXPECT_EQ(find_project_root(root / "src" / "deep" / "a.h"), root);
+  // A src/CMakeLists.txt under the top-level one: the top level is the project.
+  write_file(root / "src" / "CMakeLists.txt", "add_executable(train train.cpp)\n");
+  EXPECT_EQ(find_project_root(root / "src" / "train.cpp"), root);
+  fs::remove(root / "src" / "CMakeLists.txt");
   EXPECT_FALSE(find_project_root(s.path() / "elsewhere" / "x.cpp"));
   EXPECT_TRUE(is_cpp_program("a/train.cpp"));
   EXPECT_TRUE(is_cpp_program("train.CC"));
