@@ -848,7 +848,7 @@ int Confirm::prepare_cpp() {
                         o_.script);
     return kExitError;
   }
-  if (root_.has_filename() == false && root_ != root_.root_path()) root_ = root_.parent_path();
+  if (!root_.has_filename() && root_ != root_.root_path()) root_ = root_.parent_path();  // "dir/"
   file_rel_ = script_abs_.lexically_relative(root_);
   if (file_rel_.empty() || *file_rel_.begin() == "..") {
     err_ << fmt::format("error: {} is not inside --root {}\n", o_.script, root_.string());
