@@ -78,7 +78,8 @@ PY
 }
 
 # 1. Findings from the C++ front end (when this gpulint has it, as `make test` builds it).
-if "$GPULINT" check -p "$WORK/no-such-dir" "$WORK/proj/train.cpp" 2>&1 | grep -q "without the C++ front end"; then
+probe="$("$GPULINT" check -p "$WORK/no-such-dir" "$WORK/proj/train.cpp" 2>&1)"
+if [[ "$probe" == *"without the C++ front end"* ]]; then
   echo "(this gpulint has no C++ front end: the findings come from bench/results/confirm-cpp-diagnostics.json)"
   cp bench/results/confirm-cpp-diagnostics.json "$WORK/findings.json"
 else
