@@ -4,12 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
+#include <set>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -188,6 +191,217 @@ std::vector<std::string> child_environment(const std::vector<std::string>& base,
   return env;
 }
 
+bool is_cpp_program(const fs::path& file) {
+  std::string ext = file.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++";
+}
+
+std::optional<fs::path> find_project_root(const fs::path& file) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+  std::optional<fs::path> found;
+  while (!dir.empty()) {
+    bool has = fs::is_regular_file(dir / "CMakeLists.txt", ec);
+    if (found && !has) break;  // the top of the chain: the project's top-level CMakeLists.txt
+    if (has) found = dir;
+    fs::path up = dir.parent_path();
+    if (up == dir) break;
+    dir = up;
+  }
+  return found;
+}
+
+bool copy_source_tree(const fs::path& from, const fs::path& to, std::vector<std::string>* skipped,
+                      std::string* error) {
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  if (ec) {
+    *error = fmt::format("cannot make {}: {}", to.string(), ec.message());
+    return false;
+  }
+  fs::recursive_directory_iterator it(from, fs::directory_options::none, ec), end;
+  if (ec) {
+    *error = fmt::format("cannot read {}: {}", from.string(), ec.message());
+    return false;
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    const fs::directory_entry& e = *it;
+    fs::path rel = e.path().lexically_relative(from);
+    fs::path dest = to / rel;
+    std::error_code sec;
+    if (e.is_symlink(sec)) {
+      fs::copy_symlink(e.path(), dest, ec);
+    } else if (e.is_directory(sec)) {
+      if (e.path().filename() == ".git" || fs::exists(e.path() / "CMakeCache.txt", sec)) {
+        if (e.path().filename() != ".git" && skipped) skipped->push_back(rel.string());
+        it.disable_recursion_pending();
+        continue;
+      }
+      fs::create_directory(dest, ec);
+    } else if (e.is_regular_file(sec)) {
+      if (e.path().filename() == ".git") continue;  // a worktree's .git file
+      fs::copy_file(e.path(), dest, fs::copy_options::overwrite_existing, ec);
+    }
+    // Sockets, FIFOs and devices are not source: left out.
+    if (ec) break;
+  }
+  if (ec) {
+    *error = fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message());
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Byte offset of 1-based `row` and code-point `column` in `src`; nullopt when outside it.
+std::optional<uint32_t> offset_of(const SourceFile& src, long row, long column) {
+  if (row < 1 || column < 1) return std::nullopt;
+  auto line = static_cast<std::size_t>(row - 1);
+  if (line >= src.line_count()) {
+    // One past the last line: the end of a text that ends with a newline.
+    if (line == src.line_count() && column == 1) return static_cast<uint32_t>(src.text().size());
+    return std::nullopt;
+  }
+  std::string_view text = src.line_text(static_cast<uint32_t>(line));
+  uint32_t start = src.line_start(static_cast<uint32_t>(line));
+  long want = column - 1;  // code points before the position (column == length + 1: end)
+  std::size_t i = 0;
+  for (long cp = 0; cp < want; ++cp) {
+    if (i >= text.size()) return std::nullopt;
+    ++i;
+    while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
+  }
+  return start + static_cast<uint32_t>(i);
+}
+
+std::optional<uint32_t> location_offset(const SourceFile& src, const nlohmann::json& loc) {
+  if (!loc.is_object()) return std::nullopt;
+  auto row = loc.find("row"), col = loc.find("column");
+  if (row == loc.end() || col == loc.end() || !row->is_number_integer() ||
+      !col->is_number_integer())
+    return std::nullopt;
+  return offset_of(src, row->get<long>(), col->get<long>());
+}
+
+// How many trailing path components `a` and `b` share.
+std::size_t common_tail(const fs::path& a, const fs::path& b) {
+  std::vector<std::string> x, y;
+  for (const auto& p : a) x.push_back(p.string());
+  for (const auto& p : b) y.push_back(p.string());
+  std::size_t n = 0;
+  while (n < x.size() && n < y.size() && x[x.size() - 1 - n] == y[y.size() - 1 - n] &&
+         !x[x.size() - 1 - n].empty() && x[x.size() - 1 - n] != "/")
+    ++n;
+  return n;
+}
+
+}  // namespace
+
+std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view json_text,
+                                                             const SourceFile& src,
+                                                             const fs::path& file,
+                                                             std::vector<std::string>* notes,
+                                                             std::string* error) {
+  using nlohmann::json;
+  auto fail = [&](std::string m) -> std::optional<std::vector<Diagnostic>> {
+    *error = std::move(m);
+    return std::nullopt;
+  };
+  json doc = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  if (doc.is_discarded()) return fail("not valid JSON");
+  if (!doc.is_array())
+    return fail("not a JSON array (expected the output of `gpulint check --output-format json`)");
+  // Which filename of the report is `file`: the same path, else the longest common tail.
+  fs::path want = file.lexically_normal();
+  std::size_t best = 0;
+  std::set<std::string> best_names;
+  for (const json& d : doc) {
+    if (!d.is_object() || !d.contains("filename") || !d["filename"].is_string())
+      return fail("an entry without a \"filename\" string");
+    fs::path name = fs::path(d["filename"].get<std::string>()).lexically_normal();
+    std::size_t n = name == want ? std::numeric_limits<std::size_t>::max() : common_tail(name, want);
+    if (n == 0) continue;
+    if (n > best) {
+      best = n;
+      best_names.clear();
+    }
+    if (n == best) best_names.insert(name.string());
+  }
+  if (best_names.size() > 1) {
+    std::string list;
+    for (const auto& n : best_names) list += (list.empty() ? "" : ", ") + n;
+    return fail(fmt::format("{} matches several files of the report equally well ({}): give the "
+                            "report of this file only",
+                            file.filename().string(), list));
+  }
+  std::vector<Diagnostic> out;
+  if (best_names.empty()) return out;
+  const std::string& chosen = *best_names.begin();
+  for (const json& d : doc) {
+    if (fs::path(d["filename"].get<std::string>()).lexically_normal().string() != chosen) continue;
+    Diagnostic diag;
+    if (!d.contains("code") || !d["code"].is_string()) return fail("an entry without a \"code\"");
+    diag.code = d["code"].get<std::string>();
+    if (d.contains("message") && d["message"].is_string()) diag.message = d["message"].get<std::string>();
+    std::optional<uint32_t> start = d.contains("location") ? location_offset(src, d["location"])
+                                                           : std::nullopt;
+    std::optional<uint32_t> end = d.contains("end_location")
+                                      ? location_offset(src, d["end_location"])
+                                      : start;
+    if (!start || !end || *end < *start)
+      return fail(fmt::format("the {} finding's location is not in {} (was the report made from "
+                              "another version of the file?)",
+                              diag.code, file.filename().string()));
+    diag.start = *start;
+    diag.end = *end;
+    if (!find_rule(diag.code)) {
+      if (notes)
+        notes->push_back(fmt::format("{} in the diagnostics report is not a rule of this gpulint: "
+                                     "left out",
+                                     diag.code));
+      continue;
+    }
+    if (d.contains("fix") && d["fix"].is_object()) {
+      const json& f = d["fix"];
+      Fix fix;
+      std::string app = f.value("applicability", std::string("safe"));
+      if (app == "safe") fix.applicability = Applicability::Safe;
+      else if (app == "unsafe") fix.applicability = Applicability::Unsafe;
+      else if (app == "display-only") fix.applicability = Applicability::DisplayOnly;
+      else return fail(fmt::format("the {} finding's fix has applicability \"{}\"", diag.code, app));
+      if (f.contains("message") && f["message"].is_string()) fix.message = f["message"].get<std::string>();
+      if (f.contains("edits")) {
+        if (!f["edits"].is_array()) return fail(fmt::format("the {} finding's fix edits are not an array", diag.code));
+        for (const json& e : f["edits"]) {
+          if (!e.is_object()) return fail("a fix edit is not an object");
+          std::optional<uint32_t> es = e.contains("location") ? location_offset(src, e["location"])
+                                                              : std::nullopt;
+          std::optional<uint32_t> ee = e.contains("end_location")
+                                           ? location_offset(src, e["end_location"])
+                                           : std::nullopt;
+          if (!es || !ee || *ee < *es)
+            return fail(fmt::format("an edit of the {} fix lies outside {} (was the report made "
+                                    "from another version of the file?)",
+                                    diag.code, file.filename().string()));
+          Edit edit;
+          edit.start = *es;
+          edit.end = *ee;
+          if (e.contains("content") && e["content"].is_string()) edit.content = e["content"].get<std::string>();
+          fix.edits.push_back(std::move(edit));
+        }
+      }
+      diag.fix = std::move(fix);
+    }
+    out.push_back(std::move(diag));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Diagnostic& a, const Diagnostic& b) { return a.start < b.start; });
+  return out;
+}
+
 // --- the command -----------------------------------------------------------------------------
 
 CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
@@ -195,7 +409,10 @@ CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
       "confirm",
       "Re-run a training script with and without each fix and measure what the fix is worth "
       "(exit 2 when a run fails)");
-  c->add_option("script", o.script, "The training script (Python)")->required();
+  c->add_option("script", o.script,
+                "The training script (Python), or a C++ LibTorch program's .cpp file (with "
+                "--build and --run)")
+      ->required();
   c->add_option("args", o.args,
                 "The script's arguments; put them after `--` when they start with `-`");
   c->add_option("--python", o.python, "The Python interpreter (default: python3 on PATH)");
@@ -225,7 +442,40 @@ CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
   c->add_flag("--sync", o.sync,
               "Call torch.cuda.synchronize() at every step boundary (exact GPU step times)");
   c->add_flag("-q,--quiet", o.quiet, "No progress lines");
-  c->footer("Example: gpulint confirm train.py -- --epochs 1 --batch-size 64\n");
+  c->add_option("--build", o.build_command,
+                "C++: the command that builds the program, run with `sh -c` in the root of each "
+                "variant's copy of the source tree");
+  c->add_option("--run", o.run_command,
+                "C++: the command that runs the program, run with `sh -c` in the root of each "
+                "copy and timed as a whole run");
+  c->add_option("--root", o.root,
+                "C++: the source tree to copy per variant (default: the CMake project's top level: "
+                "the nearest directory above the file holding CMakeLists.txt, and its parents "
+                "as long as they hold one too)");
+  c->add_option("--diagnostics", o.diagnostics_path,
+                "C++: take the findings from this `gpulint check --output-format json` report "
+                "instead of the C++ front end");
+  c->add_option("-p,--build-path", o.build_dir,
+                "C++: the build directory holding compile_commands.json, for the C++ front end");
+  c->add_option("--warmup-runs", o.warmup_runs,
+                "C++: untimed runs of each variant before the timed rounds")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  c->add_option("--build-timeout", o.build_timeout_s,
+                "C++: seconds one build may take before it is killed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  c->callback([c, &o] {
+    o.given.clear();
+    for (const char* name : {"--python", "--warmup", "--steps", "--loop-line", "--sync", "args",
+                             "--build", "--run", "--root", "--diagnostics", "--build-path",
+                             "--warmup-runs", "--build-timeout"})
+      if (c->count(name) > 0) o.given.emplace_back(name);
+  });
+  c->footer(
+      "Examples:\n  gpulint confirm train.py -- --epochs 1 --batch-size 64\n"
+      "  gpulint confirm src/train.cpp --build 'cmake -S . -B build && cmake --build build' \\\n"
+      "      --run './build/train 200' [--diagnostics findings.json]\n");
   return c;
 }
 
@@ -244,6 +494,12 @@ class Confirm {
 
  private:
   int prepare();        // static check and variants; kExitOk to go on
+  int prepare_cpp();    // the same for a C++ program
+  int plan_variants(const FileReport& report,
+                    const std::function<std::optional<std::string>()>& all_fixed);
+  int set_up_cpp();     // C++: copies of the source tree, builds
+  RunEntry run_one_cpp(std::size_t vi, int round, bool warmup);
+  void finish_cpp();
   int set_up_temp();    // temp dir, harness, variant files
   int run_all();        // the rounds
   RunEntry run_one(std::size_t vi, int round);
@@ -273,6 +529,10 @@ class Confirm {
   bool fatal_ = false;
   std::size_t runs_done_ = 0;
   std::size_t runs_total_ = 0;
+  // C++ programs
+  bool cpp_ = false;
+  fs::path root_;
+  fs::path file_rel_;
 };
 
 int Confirm::run() {
@@ -293,7 +553,15 @@ int Confirm::run() {
   rep_.cpus = std::thread::hardware_concurrency();
 
   if (int rc = prepare(); rc != kExitOk || planned_.size() <= 1) return rc;
-  if (int rc = set_up_temp(); rc != kExitOk) return rc;
+  if (int rc = cpp_ ? set_up_cpp() : set_up_temp(); rc != kExitOk) {
+    if (tmp_) tmp_->remove();
+    if (rep_.interrupted) {
+      err_ << "gpulint confirm: interrupted: stopped the build, killed its processes and removed "
+              "the temporary files\n";
+      return kExitInterrupted;
+    }
+    return rc;
+  }
   int rc = run_all();
   if (rep_.interrupted) {
     tmp_->remove();
@@ -302,7 +570,8 @@ int Confirm::run() {
     return kExitInterrupted;
   }
   (void)rc;
-  finish();
+  if (cpp_) finish_cpp();
+  else finish();
   tmp_->remove();
   out_ << render_table(rep_) << std::flush;
   int wrc = write_outputs();
@@ -329,14 +598,40 @@ int Confirm::prepare() {
   }
   script_abs_ = fs::absolute(o_.script, ec).lexically_normal();
   rep_.script_path = script_abs_.string();
+  cpp_ = is_cpp_program(script_abs_);
   std::string ext = script_abs_.extension().string();
-  for (const char* cpp : {".cpp", ".cc", ".cxx", ".cu", ".c", ".h", ".hpp"}) {
-    if (ext == cpp) {
-      err_ << fmt::format("error: {}: `gpulint confirm` runs Python scripts; C++ programs "
-                          "(--build/--run) are not supported yet\n",
+  for (const char* other : {".c", ".h", ".hpp", ".hh", ".cu", ".cuh"}) {
+    if (ext == other) {
+      err_ << fmt::format("error: {}: `gpulint confirm` runs Python scripts and C++ programs "
+                          "given by a translation unit (.cpp, .cc, .cxx) with --build and --run\n",
                           o_.script);
       return kExitError;
     }
+  }
+  auto given = [&](const char* name) {
+    return std::find(o_.given.begin(), o_.given.end(), name) != o_.given.end();
+  };
+  const char* python_only[] = {"--python", "--warmup", "--steps", "--loop-line", "--sync", "args"};
+  const char* cpp_only[] = {"--build", "--run", "--root", "--diagnostics", "--build-path",
+                            "--warmup-runs", "--build-timeout"};
+  if (cpp_) {
+    for (const char* name : python_only) {
+      if (!given(name)) continue;
+      err_ << fmt::format(
+          "error: {}: {} for Python scripts; a C++ program runs as --run says and is timed "
+          "as whole runs\n",
+          o_.script,
+          std::string_view(name) == "args" ? std::string("arguments after the file are")
+                                           : std::string(name) + " is");
+      return kExitError;
+    }
+    return prepare_cpp();
+  }
+  for (const char* name : cpp_only) {
+    if (!given(name)) continue;
+    err_ << fmt::format("error: {} is for C++ programs (a .cpp file); {} is a Python script\n",
+                        name, o_.script);
+    return kExitError;
   }
   LoadError le;
   src_ = SourceFile::load(script_abs_.string(), &le);
@@ -379,13 +674,41 @@ int Confirm::prepare() {
   selection.select = o_.select;  // empty: every rule
   settings.enabled = selection.enabled_codes();
   FileReport report = analyze_python(*src_, settings);
+  FileSettings s = settings;
   if (report.not_analysed) rep_.notes.push_back("the script was not analysed: " + *report.not_analysed);
   if (report.syntax_error)
     rep_.notes.push_back(fmt::format("the script has {} syntax error(s); findings may be missing",
                                      report.syntax_error->error_count));
 
+  if (int rc = plan_variants(report, [&]() -> std::optional<std::string> {
+        FixResult all = fix_source(*src_, report, true,
+                                   [&s](const SourceFile& f) { return analyze_python(f, s); });
+        if (!all.changed || all.error) return std::nullopt;
+        return all.text;
+      });
+      rc != kExitOk || planned_.size() <= 1)
+    return rc;
+
+  // The loop the harness times: the DataLoader's (default), or a loop header line.
+  if (o_.loop_line > 0) {
+    if (static_cast<std::size_t>(o_.loop_line) > src_->line_count()) {
+      err_ << fmt::format("error: --loop-line {}: {} has {} lines\n", o_.loop_line, o_.script,
+                          src_->line_count());
+      return kExitError;
+    }
+    loop_candidate_ = static_cast<uint32_t>(o_.loop_line);
+    use_loop_line_ = true;
+  } else if (loop_candidate_ && src_->text().find("DataLoader") == std::string_view::npos) {
+    use_loop_line_ = true;
+  }
+  return kExitOk;
+}
+
+int Confirm::plan_variants(const FileReport& report,
+                           const std::function<std::optional<std::string>()>& all_fixed) {
+  std::string diff_name = cpp_ ? file_rel_.generic_string() : script_abs_.filename().string();
   std::string_view original = src_->text();
-  uint32_t original_errors = python_syntax_error_count(original);
+  uint32_t original_errors = cpp_ ? 0 : python_syntax_error_count(original);
   planned_.push_back(Planned{std::string(original), {}, false});
   for (const Diagnostic& d : report.diagnostics) {
     FindingEntry f;
@@ -407,7 +730,7 @@ int Confirm::prepare() {
       std::optional<std::string> text = apply_fixes_once(original, {d}, true, nullptr);
       if (!text || *text == original) {
         f.skipped = "no runtime-checkable fix: its fix changes nothing";
-      } else if (python_syntax_error_count(*text) > original_errors) {
+      } else if (!cpp_ && python_syntax_error_count(*text) > original_errors) {
         f.skipped = "no runtime-checkable fix: the fixed script would not parse";
       } else {
         auto same = std::find_if(planned_.begin(), planned_.end(),
@@ -420,17 +743,15 @@ int Confirm::prepare() {
       }
     }
     rep_.findings.push_back(std::move(f));
-    if (!loop_candidate_) loop_candidate_ = enclosing_loop_line(original, src_->line_of(d.start));
+    if (!cpp_ && !loop_candidate_)
+      loop_candidate_ = enclosing_loop_line(original, src_->line_of(d.start));
   }
   if (planned_.size() > 1) {
-    FileSettings s = settings;
-    FixResult all = fix_source(*src_, report, true,
-                               [&s](const SourceFile& f) { return analyze_python(f, s); });
-    if (all.changed && !all.error) {
+    if (std::optional<std::string> all = all_fixed(); all && *all != original) {
       auto same = std::find_if(planned_.begin() + 1, planned_.end(),
-                               [&](const Planned& p) { return p.text == all.text; });
+                               [&](const Planned& p) { return p.text == *all; });
       if (same != planned_.end()) same->all_fixed = true;
-      else planned_.push_back(Planned{all.text, {}, true});
+      else planned_.push_back(Planned{*all, {}, true});
     }
   }
 
@@ -455,7 +776,7 @@ int Confirm::prepare() {
     v.findings = p.findings;
     if (i == 0) {
       v.name = "baseline";
-      v.description = "the script as it is";
+      v.description = cpp_ ? "the program as it is" : "the script as it is";
     } else {
       std::string n = base_name(p, false);
       v.name = uses[n] > 1 ? base_name(p, true) : n;
@@ -468,8 +789,7 @@ int Confirm::prepare() {
       if (p.findings.empty()) desc = "every fix applied (gpulint check --fix --unsafe-fixes)";
       else if (p.all_fixed) desc += " (also what every fix together gives)";
       v.description = desc;
-      v.diff = unified_diff(src_->text(), p.text, "a/" + script_abs_.filename().string(),
-                            "b/" + script_abs_.filename().string());
+      v.diff = unified_diff(src_->text(), p.text, "a/" + diff_name, "b/" + diff_name);
     }
     for (std::size_t fi : v.findings) rep_.findings[fi].variant = static_cast<int>(i);
     rep_.variants.push_back(std::move(v));
@@ -487,20 +807,129 @@ int Confirm::prepare() {
     }
     return write_outputs();
   }
+  return kExitOk;
 
-  // The loop the harness times: the DataLoader's (default), or a loop header line.
-  if (o_.loop_line > 0) {
-    if (static_cast<std::size_t>(o_.loop_line) > src_->line_count()) {
-      err_ << fmt::format("error: --loop-line {}: {} has {} lines\n", o_.loop_line, o_.script,
-                          src_->line_count());
+}
+
+int Confirm::prepare_cpp() {
+  rep_.language = "cpp";
+  rep_.build_command = o_.build_command;
+  rep_.run_command = o_.run_command;
+  rep_.warmup_runs = o_.warmup_runs;
+  if (o_.build_command.empty() || o_.run_command.empty()) {
+    err_ << fmt::format("error: {}: a C++ program needs --build 'CMD' (how to build it) and "
+                        "--run 'CMD' (how to run it), both run with `sh -c` in the root of a "
+                        "copy of its source tree\n",
+                        o_.script);
+    return kExitError;
+  }
+  if (o_.warmup_runs < 0 || !(o_.build_timeout_s > 0)) {
+    err_ << "error: --warmup-runs must be at least 0, --build-timeout positive\n";
+    return kExitError;
+  }
+  LoadError le;
+  src_ = SourceFile::load(script_abs_.string(), &le);
+  if (!src_) {
+    err_ << fmt::format("error: {}: {}\n", o_.script, le.message);
+    return kExitError;
+  }
+  std::error_code ec;
+  if (!o_.root.empty()) {
+    root_ = fs::absolute(o_.root, ec).lexically_normal();
+    if (!fs::is_directory(root_, ec)) {
+      err_ << fmt::format("error: --root {}: not a directory\n", o_.root);
       return kExitError;
     }
-    loop_candidate_ = static_cast<uint32_t>(o_.loop_line);
-    use_loop_line_ = true;
-  } else if (loop_candidate_ && original.find("DataLoader") == std::string_view::npos) {
-    use_loop_line_ = true;
+  } else if (std::optional<fs::path> r = find_project_root(script_abs_)) {
+    root_ = *r;
+  } else {
+    err_ << fmt::format("error: {}: no CMakeLists.txt in its directory or above: name the source "
+                        "tree to copy with --root DIR\n",
+                        o_.script);
+    return kExitError;
   }
-  return kExitOk;
+  if (!root_.has_filename() && root_ != root_.root_path()) root_ = root_.parent_path();  // "dir/"
+  file_rel_ = script_abs_.lexically_relative(root_);
+  if (file_rel_.empty() || *file_rel_.begin() == "..") {
+    err_ << fmt::format("error: {} is not inside --root {}\n", o_.script, root_.string());
+    return kExitError;
+  }
+  rep_.root = root_.string();
+  for (const auto& sel : o_.select) {
+    if (!selector_is_known(sel)) {
+      err_ << fmt::format("error: --select: unknown rule selector `{}`\n", sel);
+      return kExitError;
+    }
+  }
+  FileSettings settings;
+  try {
+    ConfigResolver resolver(cwd_, std::nullopt, CliOverrides{});
+    settings.options = resolver.file_settings(script_abs_).options;
+  } catch (const ConfigError& e) {
+    err_ << "error: " << e.what() << "\n";
+    return kExitError;
+  }
+  RuleSelection selection;
+  selection.select = o_.select;
+  settings.enabled = selection.enabled_codes();
+
+  FileReport report;
+  report.language = Language::Cpp;
+  std::function<FileReport(const SourceFile&, const FileSettings&)> analyze;
+  if (!o_.diagnostics_path.empty()) {
+    std::optional<std::string> text = read_text(o_.diagnostics_path);
+    if (!text) {
+      err_ << fmt::format("error: --diagnostics {}: cannot read it\n", o_.diagnostics_path);
+      return kExitError;
+    }
+    std::string error;
+    std::optional<std::vector<Diagnostic>> diags =
+        diagnostics_from_json(*text, *src_, script_abs_, &rep_.notes, &error);
+    if (!diags) {
+      err_ << fmt::format("error: --diagnostics {}: {}\n", o_.diagnostics_path, error);
+      return kExitError;
+    }
+    for (Diagnostic& d : *diags)
+      if (settings.enabled.count(d.code)) report.diagnostics.push_back(std::move(d));
+    rep_.findings_source = "--diagnostics " + o_.diagnostics_path;
+  } else if (o_.cpp_front_end) {
+    std::string error;
+    analyze = o_.cpp_front_end(o_.build_dir, &error);
+    if (!analyze) {
+      err_ << "error: " << error << "\n";
+      return kExitError;
+    }
+    report = analyze(*src_, settings);
+    if (report.error) {
+      err_ << fmt::format("error: {}: {}\n", o_.script, *report.error);
+      return kExitError;
+    }
+    if (report.syntax_error)
+      rep_.notes.push_back(fmt::format(
+          "clang reported {} error(s) in {} ({}); findings may be missing",
+          report.syntax_error->error_count, o_.script,
+          report.syntax_error->message.empty() ? "syntax" : report.syntax_error->message));
+    rep_.findings_source = "the C++ front end (Clang)";
+  } else {
+    err_ << fmt::format(
+        "error: {}: this gpulint was built without the C++ front end (GPULINT_CPP=OFF, as "
+        "`make dist` builds it): lint the file where a full gpulint is, `gpulint check {} "
+        "--output-format json > findings.json`, and give that report here with --diagnostics "
+        "findings.json\n",
+        o_.script, file_rel_.generic_string());
+    return kExitError;
+  }
+  return plan_variants(report, [&]() -> std::optional<std::string> {
+    if (analyze) {
+      FixResult all = fix_source(*src_, report, true, [&](const SourceFile& f) {
+        return analyze(f, settings);
+      });
+      if (!all.changed || all.error) return std::nullopt;
+      return all.text;
+    }
+    // From a report: one round of every fix that does not overlap another.
+    return apply_fixes_once(src_->text(), report.diagnostics, true, nullptr);
+  });
 }
 
 int Confirm::set_up_temp() {
@@ -667,18 +1096,241 @@ RunEntry Confirm::run_one(std::size_t vi, int round) {
   return e;
 }
 
+int Confirm::set_up_cpp() {
+  std::string error;
+  tmp_ = TempDir::create("gpulint-confirm-", &error);
+  if (!tmp_) {
+    err_ << "error: " << error << "\n";
+    return kExitError;
+  }
+  fs::path tmp = tmp_->path();
+  std::error_code ec;
+  fs::create_directories(tmp / "out", ec);
+  if (ec) {
+    err_ << "error: cannot make directories under " << tmp.string() << ": " << ec.message() << "\n";
+    return kExitError;
+  }
+  for (char** e = environ; e && *e; ++e) base_env_.emplace_back(*e);
+  sampler_ = std::make_unique<GpuSampler>(o_.nvml_library);
+  rep_.nvml = sampler_->available();
+  rep_.gpu_status = sampler_->status();
+  rep_.gpus = sampler_->devices();
+  rep_.sample_interval_s = sampler_->interval_s();
+
+  for (std::size_t i = 0; i < planned_.size(); ++i) {
+    VariantEntry& v = rep_.variants[i];
+    fs::path dir = tmp / (i == 0 ? std::string("baseline") : fmt::format("v{}", i));
+    std::vector<std::string> skipped;
+    if (!copy_source_tree(root_, dir, &skipped, &error) ||
+        !write_bytes(dir / file_rel_, src_->bytes_for_writing(planned_[i].text), &error)) {
+      err_ << "error: " << error << "\n";
+      return kExitError;
+    }
+    if (i == 0) rep_.not_copied = skipped;
+    variant_paths_.push_back(dir);
+  }
+  if (!rep_.not_copied.empty()) {
+    std::string list;
+    for (const auto& d : rep_.not_copied) list += (list.empty() ? "" : ", ") + d;
+    rep_.notes.push_back(fmt::format("not copied into the variants: {} (CMake build tree{})", list,
+                                     rep_.not_copied.size() == 1 ? "" : "s"));
+  }
+
+  // Every copy is built before the first run: a fix that breaks the build shows at once.
+  for (std::size_t i = 0; i < planned_.size(); ++i) {
+    VariantEntry& v = rep_.variants[i];
+    if (interrupt_requested()) {
+      rep_.interrupted = true;
+      return kExitInterrupted;
+    }
+    std::string stem = i == 0 ? std::string("baseline") : fmt::format("v{}", i);
+    fs::path log = fs::path(tmp) / "out" / ("build-" + stem + ".log");
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", o_.build_command};
+    spec.env = base_env_;
+    spec.cwd = variant_paths_[i].string();
+    spec.stdout_path = log.string();
+    spec.stderr_to_stdout = true;
+    spec.timeout_s = o_.build_timeout_s;
+    spec.kill_grace_s = o_.kill_grace_s;
+    progress(fmt::format("building {} ({}/{}) ...", v.name, i + 1, planned_.size()));
+    ProcessResult p = run_process(spec);
+    if (p.interrupted || interrupt_requested()) {
+      rep_.interrupted = true;
+      return kExitInterrupted;
+    }
+    v.build_log_tail = file_tail(log.string(), 40, 8000);
+    if (p.ok()) {
+      v.build_s = p.wall_s;
+      progress(fmt::format("  built in {:.1f} s", p.wall_s));
+      continue;
+    }
+    std::string what = !p.started ? p.error
+                       : p.timed_out
+                           ? fmt::format("did not finish within --build-timeout {:.0f} s", o_.build_timeout_s)
+                           : p.describe();
+    std::string text = i == 0
+                           ? fmt::format("the build failed ({}): `{}` in a copy of {}", what,
+                                         o_.build_command, root_.string())
+                           : fmt::format("the {} variant does not build ({}): its fix breaks the "
+                                         "build",
+                                         v.name, what);
+    err_ << "error: " << text << "\n";
+    if (!v.build_log_tail.empty())
+      err_ << "  the build's output ends with:\n" << indent_block(v.build_log_tail);
+    err_ << std::flush;
+    rep_.errors.push_back(text);
+    if (i == 0) return kExitError;  // nothing to compare against
+    failed_ = true;
+    v.failure = text;
+  }
+  return kExitOk;
+}
+
+RunEntry Confirm::run_one_cpp(std::size_t vi, int round, bool warmup) {
+  VariantEntry& v = rep_.variants[vi];
+  RunEntry e;
+  e.round = warmup ? 0 : round;
+  e.warmup = warmup;
+  fs::path out_dir = fs::path(tmp_->path()) / "out";
+  std::string stem = fmt::format("{}-{}{}", vi == 0 ? std::string("baseline") : fmt::format("v{}", vi),
+                                 warmup ? "w" : "r", round);
+  fs::path err_path = out_dir / (stem + ".stderr");
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", o_.run_command};
+  spec.env = base_env_;
+  spec.cwd = variant_paths_[vi].string();
+  spec.stdout_path = (out_dir / (stem + ".stdout")).string();
+  spec.stderr_path = err_path.string();
+  spec.timeout_s = o_.timeout_s;
+  spec.kill_grace_s = o_.kill_grace_s;
+
+  ++runs_done_;
+  progress(fmt::format("[{}/{}] {} ({}) ...", runs_done_, runs_total_, v.name,
+                       warmup ? fmt::format("warm-up {}", round) : fmt::format("round {}", round)));
+  e.process = run_process(
+      spec, [this](pid_t pid) { sampler_->start(pid); },
+      [this, &e] { e.samples = sampler_->stop(); });
+  e.stderr_tail = file_tail(err_path.string());
+  if (e.stderr_tail.empty()) e.stderr_tail = file_tail(spec.stdout_path);
+  const ProcessResult& p = e.process;
+  std::string who = vi == 0 ? std::string("the program") : fmt::format("the {} variant", v.name);
+  if (!p.started) {
+    e.status = "error";
+    e.message = fmt::format("cannot run `{}`: {}", o_.run_command, p.error);
+  } else if (p.interrupted) {
+    e.status = "interrupted";
+    e.message = "interrupted";
+  } else if (p.timed_out) {
+    e.status = "timed out";
+    e.message = fmt::format("{} did not finish within --timeout {:.0f} s and was killed", who,
+                            o_.timeout_s);
+  } else if (p.exit_code != 0 || p.term_signal != 0) {
+    e.status = "crashed";
+    e.message = fmt::format("{} failed ({}): `{}`", who, p.describe(), o_.run_command);
+  } else {
+    e.ok = true;
+    e.status = "ok";
+    e.whole = whole_run_measure(p.wall_s, p.max_rss_bytes, e.samples, sampler_->primary_device());
+  }
+  if (p.leftover > 0) {
+    std::string note = fmt::format("{} ({}) left {} process{} behind: killed{}", v.name,
+                                   warmup ? "warm-up" : fmt::format("round {}", round), p.leftover,
+                                   p.leftover == 1 ? "" : "es", p.sigkill_needed ? " with SIGKILL" : "");
+    progress("  " + note);
+    rep_.notes.push_back(note);
+  }
+  if (e.ok) {
+    std::string extra;
+    if (e.whole.peak_rss_bytes) extra += ", peak RSS " + format_bytes(*e.whole.peak_rss_bytes);
+    if (e.whole.peak_gpu_bytes) extra += ", GPU memory " + format_bytes(*e.whole.peak_gpu_bytes);
+    if (!e.whole.gpu_util.empty())
+      extra += fmt::format(", GPU {:.0f}%", median(e.whole.gpu_util));
+    progress(fmt::format("  {}{}{}", format_duration(p.wall_s), extra,
+                         warmup ? " (untimed warm-up)" : ""));
+  } else if (e.status != "interrupted") {
+    progress(fmt::format("  {}: {}", e.status, e.message));
+  }
+  return e;
+}
+
+void Confirm::finish_cpp() {
+  bool any_gpu_memory = false, any_attributed = false;
+  for (VariantEntry& v : rep_.variants) {
+    std::vector<WholeRunMeasure> measures;
+    for (const RunEntry& e : v.runs) {
+      for (const GpuSample& g : e.samples) {
+        if (!g.process_memory) continue;
+        any_attributed = true;
+        any_gpu_memory |= *g.process_memory > 0;
+      }
+      if (e.ok && !e.warmup) measures.push_back(e.whole);
+    }
+    v.whole = whole_run_stats(measures);
+  }
+  // Where the program ran: NVML's per-process memory says whether it touched a GPU.
+  std::string judge_device;
+  if (!rep_.nvml) {
+    rep_.device = "cpu";
+    judge_device = "cpu";
+    rep_.notes.push_back("no GPU: the program ran on the CPU; fixes that only matter on a GPU "
+                         "(DL002, DEV*) are inconclusive there");
+  } else if (any_gpu_memory) {
+    rep_.device = "cuda";
+    judge_device = "cuda";
+  } else if (any_attributed) {
+    rep_.device = "cpu";
+    judge_device = "cpu";
+    rep_.notes.push_back("NVML sees a GPU but the program's processes used none: it ran on the "
+                         "CPU (a LibTorch without CUDA?)");
+  } else {
+    rep_.device = "gpu present (use not attributed)";
+    judge_device = "cuda";
+    rep_.notes.push_back("NVML cannot attribute GPU memory to the program's processes (another "
+                         "PID namespace?): whether it used the GPU is not known; judged as a GPU "
+                         "run");
+  }
+  rep_.notes.push_back(fmt::format(
+      "whole-run timing: each timed run is the wall time of `{}` from start to end (start-up, "
+      "data loading and training together), after {} untimed warm-up run{} per variant; peak "
+      "RSS is wait4's ru_maxrss of the run command (the largest process it waited for; Linux "
+      "keeps the high-water mark across exec, so gpulint's own RSS at the fork is its floor)",
+      o_.run_command, o_.warmup_runs, o_.warmup_runs == 1 ? "" : "s"));
+  const VariantEntry& base = rep_.variants.front();
+  if (base.whole.runs == 0) return;
+  for (std::size_t vi = 1; vi < rep_.variants.size(); ++vi) {
+    VariantEntry& v = rep_.variants[vi];
+    if (v.whole.runs == 0) continue;
+    v.speed = judge_whole_run_speed(base.whole, v.whole);
+    for (std::size_t fi : v.findings)
+      rep_.findings[fi].judgement =
+          judge_whole_run_finding(rep_.findings[fi].code, base.whole, v.whole, judge_device);
+  }
+}
+
 int Confirm::run_all() {
-  runs_total_ = planned_.size() * static_cast<std::size_t>(o_.repeats);
-  progress(fmt::format(
-      "gpulint confirm {}: {} finding(s), {} variant(s) besides the baseline, {} round(s): {} runs "
-      "of {} + {} steps",
-      o_.script, rep_.findings.size(), planned_.size() - 1, o_.repeats, runs_total_, o_.warmup,
-      o_.steps));
+  int first = cpp_ ? 1 - o_.warmup_runs : 1;  // passes <= 0: C++ warm-up runs
+  runs_total_ = planned_.size() * static_cast<std::size_t>(o_.repeats - first + 1);
+  if (cpp_) {
+    progress(fmt::format(
+        "gpulint confirm {} (C++): {} finding(s), {} variant(s) besides the baseline: {} "
+        "warm-up run(s) and {} timed round(s) each, {} runs of `{}` (whole-run timing)",
+        o_.script, rep_.findings.size(), planned_.size() - 1, o_.warmup_runs, o_.repeats,
+        runs_total_, o_.run_command));
+  } else {
+    progress(fmt::format(
+        "gpulint confirm {}: {} finding(s), {} variant(s) besides the baseline, {} round(s): {} "
+        "runs of {} + {} steps",
+        o_.script, rep_.findings.size(), planned_.size() - 1, o_.repeats, runs_total_, o_.warmup,
+        o_.steps));
+  }
   progress("GPU sampling: " + rep_.gpu_status);
   if (use_loop_line_ && loop_candidate_)
     progress(fmt::format("timing the loop on line {} (no DataLoader drives it)", *loop_candidate_));
   bool fallback_tried = false;
-  for (int round = 1; round <= o_.repeats && !fatal_; ++round) {
+  for (int pass = first; pass <= o_.repeats && !fatal_; ++pass) {
+    bool warmup = pass <= 0;
+    int round = warmup ? pass + o_.warmup_runs : pass;
     for (std::size_t vi = 0; vi < rep_.variants.size() && !fatal_; ++vi) {
       VariantEntry& v = rep_.variants[vi];
       if (!v.failure.empty()) continue;
@@ -686,7 +1338,7 @@ int Confirm::run_all() {
         rep_.interrupted = true;
         return kExitInterrupted;
       }
-      RunEntry e = run_one(vi, round);
+      RunEntry e = cpp_ ? run_one_cpp(vi, round, warmup) : run_one(vi, round);
       if (e.status == "interrupted" || interrupt_requested()) {
         rep_.interrupted = true;
         return kExitInterrupted;
@@ -712,9 +1364,10 @@ int Confirm::run_all() {
       v.runs.push_back(std::move(e));
       if (ok) continue;
       failed_ = true;
-      std::string text = fmt::format("{} (round {}): {}", v.name, round, message);
+      std::string when = warmup ? std::string("warm-up run") : fmt::format("round {}", round);
+      std::string text = fmt::format("{} ({}): {}", v.name, when, message);
       if (!tail.empty() && status != "ok") text += "\n" + indent_block(tail);
-      rep_.errors.push_back(fmt::format("{} (round {}): {}", v.name, round, message));
+      rep_.errors.push_back(fmt::format("{} ({}): {}", v.name, when, message));
       err_ << "error: " << text << (text.back() == '\n' ? "" : "\n") << std::flush;
       if (vi == 0 || status == "error") {
         fatal_ = true;  // nothing to compare against (or no interpreter): stop

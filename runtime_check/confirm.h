@@ -10,22 +10,44 @@
 //   3. variants alternate (A B A B ...) for --repeats rounds while NVML is sampled;
 //   4. medians, run-to-run spread and a verdict per finding; a table, --json, --html.
 //
+// C++ programs (FILE.cpp/.cc/.cxx): `gpulint confirm FILE.cpp --build 'CMD' --run 'CMD'`.
+// The findings come from the C++ front end (when built in) or from --diagnostics FILE (the
+// JSON of `gpulint check --output-format json`); the source tree (--root, default the CMake
+// project's top level above FILE: find_project_root) is copied per variant into the temp dir
+// without .git and without CMake build trees (directories holding CMakeCache.txt); the
+// variant's edits go into the copy of FILE; --build runs once per copy (`sh -c`, in the
+// copy's root); --run is timed as whole runs (one untimed warm-up run per variant by default,
+// then A B A B rounds): wall time, peak RSS (wait4), NVML utilisation and per-process memory.
+//
 // Exit codes: 0 every run finished (whatever the verdicts), 2 an error (bad input, a script
 // that crashes, hangs or never reaches its loop), 130 interrupted (Ctrl-C; the child's process
 // group is killed and the temp dir removed).
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analyzer/analysis.h"
+#include "analyzer/diagnostic.h"
+#include "analyzer/source.h"
+
 namespace CLI {
 class App;
 }
 
 namespace gpulint::runtime_check {
+
+/// Opens the C++ front end for `build_dir` (-p; "" = compile_commands.json discovery) and
+/// returns its analysis function; empty with *error set when it cannot be opened. Set by the
+/// binary when it links analyzer/cpp (GPULINT_CPP); empty otherwise.
+using CppAnalysisFactory =
+    std::function<std::function<FileReport(const SourceFile&, const FileSettings&)>(
+        const std::string& build_dir, std::string* error)>;
 
 struct ConfirmOptions {
   std::string script;
@@ -41,6 +63,18 @@ struct ConfirmOptions {
   bool sync = false;               ///< --sync: torch.cuda.synchronize() at step boundaries
   std::vector<std::string> select; ///< --select: only these rules' findings (selectors)
   bool quiet = false;              ///< no progress lines
+  // C++ programs:
+  std::string build_command;       ///< --build CMD (`sh -c`, in the copy's root)
+  std::string run_command;         ///< --run CMD (`sh -c`, in the copy's root), timed
+  std::string root;                ///< --root DIR; "": find_project_root(script)
+  std::string diagnostics_path;    ///< --diagnostics FILE (check's JSON); "": the front end
+  std::string build_dir;           ///< -p DIR for the C++ front end
+  int warmup_runs = 1;             ///< --warmup-runs: untimed runs per variant before round 1
+  double build_timeout_s = 3600;   ///< --build-timeout, per build
+  /// Long names of the options given on the command line (filled by the subcommand's parse
+  /// callback), so Python-only and C++-only options can be refused where they do not apply.
+  std::vector<std::string> given;
+  CppAnalysisFactory cpp_front_end;
   // Not on the command line (tests):
   double kill_grace_s = 5;         ///< SIGTERM → SIGKILL delay
   std::string nvml_library = "libnvidia-ml.so.1";
@@ -77,5 +111,37 @@ struct HarnessEnv {
 };
 std::vector<std::string> child_environment(const std::vector<std::string>& base,
                                            const HarnessEnv& h);
+
+/// True for the C++ translation units `confirm` builds and runs: .cpp .cc .cxx .c++
+/// (case-insensitive).
+bool is_cpp_program(const std::filesystem::path& file);
+
+/// The default --root: the nearest directory at or above `file`'s directory holding
+/// CMakeLists.txt, and then its parents as long as they hold one too (a src/CMakeLists.txt
+/// added by the top-level one with add_subdirectory gives the top level); nullopt when there
+/// is none.
+std::optional<std::filesystem::path> find_project_root(const std::filesystem::path& file);
+
+/// Copies the source tree `from` into `to` (created): regular files, directories and symbolic
+/// links (as links), without `.git` and without any directory holding a CMakeCache.txt (a
+/// build tree: its absolute paths would make CMake refuse the copy). The skipped build trees
+/// are appended to *skipped (paths relative to `from`). False with *error set on an I/O error.
+bool copy_source_tree(const std::filesystem::path& from, const std::filesystem::path& to,
+                      std::vector<std::string>* skipped, std::string* error);
+
+/// The diagnostics of `file` in the JSON array `gpulint check --output-format json` writes
+/// (Ruff's schema: filename, code, message, location/end_location {row, column} 1-based in
+/// code points, fix {applicability, message, edits[{content, location, end_location}]}),
+/// turned back into byte offsets of `src`. Entries are matched to `file` by their filename:
+/// the same absolute path, else the longest common tail of path components (the JSON may come
+/// from another machine's checkout); a tie between two different files is an error. Entries
+/// whose code is not a gpulint rule are left out with a note in *notes. nullopt with *error
+/// set when the text is not such JSON, or a location lies outside `src` (the JSON was made
+/// from another version of the file).
+std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view json_text,
+                                                             const SourceFile& src,
+                                                             const std::filesystem::path& file,
+                                                             std::vector<std::string>* notes,
+                                                             std::string* error);
 
 }  // namespace gpulint::runtime_check

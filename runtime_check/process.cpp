@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -214,7 +215,8 @@ ProcessResult run_process(const ProcessSpec& spec, const std::function<void(pid_
 
   int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   int out_fd = open_output(spec.stdout_path);
-  int err_fd = open_output(spec.stderr_path);
+  int err_fd = spec.stderr_to_stdout ? ::dup(out_fd) : open_output(spec.stderr_path);
+  if (err_fd >= 0) ::fcntl(err_fd, F_SETFD, FD_CLOEXEC);
   int status_pipe[2] = {-1, -1};
   if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
     int e = errno;
@@ -286,10 +288,13 @@ ProcessResult run_process(const ProcessSpec& spec, const std::function<void(pid_
 
   while (true) {
     int st = 0;
-    pid_t w = ::waitpid(pid, &st, WNOHANG);
+    struct rusage usage {};
+    pid_t w = ::wait4(pid, &st, WNOHANG, &usage);
     if (w == pid) {
       leader.alive = false;
       leader.status = st;
+      // ru_maxrss is in KiB on Linux.
+      if (usage.ru_maxrss > 0) r.max_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;
       break;
     }
     if (w < 0 && errno != EINTR) {

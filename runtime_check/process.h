@@ -22,6 +22,9 @@ struct ProcessSpec {
   std::string cwd;          ///< empty: gpulint's working directory
   std::string stdout_path;  ///< file the child's stdout goes to (truncated); empty: /dev/null
   std::string stderr_path;  ///< the same for stderr
+  /// Send stderr to the stdout file too (one interleaved log, e.g. a build's output);
+  /// stderr_path is then ignored.
+  bool stderr_to_stdout = false;
   double timeout_s = 600;   ///< wall-clock limit; <= 0: none
   /// After SIGTERM to the group, how long to wait before SIGKILL.
   double kill_grace_s = 5;
@@ -41,6 +44,10 @@ struct ProcessResult {
   /// Processes of the group still alive after the child itself ended (all killed).
   std::size_t leftover = 0;
   double wall_s = 0;        ///< start to the child's end
+  /// Peak resident set size of the child, bytes: wait4's ru_maxrss, which on Linux is the
+  /// largest of the child and the descendants it waited for (a `sh -c` and the program it
+  /// ran). nullopt when the child was not reaped by the normal wait (timeout, interrupt).
+  std::optional<double> max_rss_bytes;
 
   bool ok() const {
     return started && !timed_out && !interrupted && term_signal == 0 && exit_code == 0;

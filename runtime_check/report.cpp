@@ -77,11 +77,166 @@ std::string args_line(const ConfirmReport& r) {
   return s;
 }
 
+
+// The findings with their verdicts, the fixes together, those not run, and the notes.
+void findings_sections(const ConfirmReport& r, std::ostringstream& out) {
+  bool any_run = false;
+  for (const FindingEntry& f : r.findings) any_run |= f.variant >= 0;
+  if (any_run) {
+    out << "\nFindings:\n";
+    for (const FindingEntry& f : r.findings) {
+      if (f.variant < 0) continue;
+      const VariantEntry& v = r.variants[static_cast<std::size_t>(f.variant)];
+      out << fmt::format("  {} {} [{}] {}\n", f.code, location(r, f), v.name, f.message);
+      if (f.judgement)
+        out << fmt::format("    {}: {}\n", to_string(f.judgement->verdict), f.judgement->reason);
+      else if (!v.failure.empty())
+        out << fmt::format("    not measured: {}\n", v.failure);
+      else
+        out << "    not measured\n";
+    }
+  }
+  for (const VariantEntry& v : r.variants) {
+    if (v.all_fixed && v.speed && v.findings.empty())
+      out << fmt::format("  all fixes together: {}: {}\n", to_string(v.speed->verdict),
+                         v.speed->reason);
+  }
+  bool any_skipped = false;
+  for (const FindingEntry& f : r.findings) any_skipped |= f.variant < 0;
+  if (any_skipped) {
+    out << "\nNot run (no runtime-checkable fix):\n";
+    for (const FindingEntry& f : r.findings)
+      if (f.variant < 0)
+        out << fmt::format("  {} {} {} ({})\n", f.code, location(r, f), f.message, f.skipped);
+  }
+  if (!r.notes.empty()) {
+    out << "\n";
+    for (const auto& n : r.notes) out << "note: " << n << "\n";
+  }
+}
+
+// Rows padded to their columns' widths; `right`: the right-aligned columns (data rows only).
+void write_rows(std::ostringstream& out, const std::vector<std::vector<std::string>>& rows,
+                const std::vector<bool>& right) {
+  if (rows.empty()) return;
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], display_width(row[c]));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::string line = "  ";
+    for (std::size_t c = 0; c < rows[i].size() && c < width.size(); ++c) {
+      std::size_t n = display_width(rows[i][c]);
+      std::string fill(width[c] > n ? width[c] - n : 0, ' ');
+      line += i > 0 && c < right.size() && right[c] ? fill + rows[i][c] : rows[i][c] + fill;
+      if (c + 1 < rows[i].size()) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+    if (i == 0) {
+      std::size_t total = 0;
+      for (std::size_t c = 0; c < width.size(); ++c) total += width[c] + (c + 1 < width.size() ? 2 : 0);
+      std::string rule;
+      for (std::size_t k = 0; k < total; ++k) rule += "─";
+      out << "  " << rule << "\n";
+    }
+  }
+}
+
+std::string peak(const std::optional<double>& median, const std::optional<double>& lo,
+                 const std::optional<double>& hi) {
+  if (!median) return "-";
+  if (!lo || !hi || *lo == *hi) return format_bytes(*median);
+  return fmt::format("{} [{}–{}]", format_bytes(*median), format_bytes(*lo), format_bytes(*hi));
+}
+
+std::string run_range(const WholeRunStats& w) {
+  if (w.runs == 0) return "-";
+  if (w.runs == 1) return "(1 run)";
+  return fmt::format("{} ({:.0f}%)", format_duration_range(w.min_s, w.max_s), w.spread * 100);
+}
+
+std::string verdict_cell_cpp(const ConfirmReport& r, const VariantEntry& v) {
+  if (v.baseline) return "";
+  if (!v.failure.empty()) return "failed";
+  if (v.whole.runs == 0) return "-";
+  std::vector<std::string> parts;
+  for (std::size_t fi : v.findings) {
+    const FindingEntry& f = r.findings[fi];
+    if (!f.judgement) continue;
+    std::string s = fmt::format("{} {}", f.code, to_string(f.judgement->verdict));
+    if (f.judgement->speedup && !is_memory_rule(f.code))
+      s += fmt::format(" {:.2f}×", *f.judgement->speedup);
+    if (std::find(parts.begin(), parts.end(), s) == parts.end()) parts.push_back(s);
+  }
+  if (parts.empty() && v.speed) {
+    std::string s = std::string(to_string(v.speed->verdict));
+    if (v.speed->speedup) s += fmt::format(" {:.2f}×", *v.speed->speedup);
+    parts.push_back(s);
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+std::size_t timed_runs(const VariantEntry& v) {
+  std::size_t n = 0;
+  for (const RunEntry& run : v.runs) n += run.warmup ? 0 : 1;
+  return n;
+}
+
+std::string render_table_cpp(const ConfirmReport& r) {
+  std::ostringstream out;
+  out << fmt::format("gpulint confirm {} (C++ program)\n", r.script);
+  out << "  root: " << r.root << " (copied per variant, without .git and CMake build trees)\n";
+  std::string builds;
+  for (const VariantEntry& v : r.variants)
+    if (v.build_s) builds += fmt::format("{}{} {:.1f} s", builds.empty() ? "" : ", ", v.name, *v.build_s);
+  out << "  build: " << r.build_command << (builds.empty() ? "" : " (" + builds + ")") << "\n";
+  out << "  run: " << r.run_command << "\n";
+  out << fmt::format("  whole-run timing: {} untimed warm-up run{} + {} timed round{} per variant, "
+                     "timeout {:.0f} s per run\n",
+                     r.warmup_runs, r.warmup_runs == 1 ? "" : "s", r.repeats,
+                     r.repeats == 1 ? "" : "s", r.timeout_s);
+  out << "  findings from: " << r.findings_source << "\n";
+  out << "  device: " << (r.device.empty() ? "unknown" : r.device) << "\n";
+  out << "  GPU sampling: " << r.gpu_status << "\n\n";
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"variant", "runs", "median run", "run times (spread)", "GPU util", "peak RSS",
+                  "peak GPU mem", "verdict"});
+  for (const VariantEntry& v : r.variants) {
+    const WholeRunStats& w = v.whole;
+    rows.push_back({v.name + (v.all_fixed && !v.baseline && v.name != "all-fixed" ? " (all-fixed)" : ""),
+                    fmt::format("{}/{}", w.runs, timed_runs(v)),
+                    w.runs ? format_duration(w.median_s) : "-", run_range(w),
+                    util(w.gpu_util_median),
+                    w.peak_rss_median ? format_bytes(*w.peak_rss_median) : "-",
+                    w.peak_gpu_median ? format_bytes(*w.peak_gpu_median) : "-",
+                    verdict_cell_cpp(r, v)});
+  }
+  write_rows(out, rows, {false, true, true, true, true, true, true, false});
+  out << "\nRun time per round:\n";
+  std::size_t name_width = 0;
+  for (const VariantEntry& v : r.variants) name_width = std::max(name_width, display_width(v.name));
+  for (const VariantEntry& v : r.variants) {
+    std::string line;
+    for (const RunEntry& run : v.runs) {
+      if (run.warmup) continue;
+      line += fmt::format("  r{} {}", run.round,
+                          run.ok ? format_duration(run.whole.wall_s) : run.status);
+    }
+    out << "  " << v.name << ":" << std::string(name_width - display_width(v.name), ' ')
+        << (line.empty() ? "  -" : line) << "\n";
+  }
+  findings_sections(r, out);
+  return out.str();
+}
 }  // namespace
 
 // --- terminal ------------------------------------------------------------------------------
 
 std::string render_table(const ConfirmReport& r) {
+  if (r.language == "cpp") return render_table_cpp(r);
   std::ostringstream out;
   out << fmt::format("gpulint confirm {}\n", args_line(r));
   out << fmt::format("  {} warmup + {} measured steps, {} round{}, timeout {:.0f} s per run\n",
@@ -130,39 +285,7 @@ std::string render_table(const ConfirmReport& r) {
     }
   }
 
-  bool any_run = false;
-  for (const FindingEntry& f : r.findings) any_run |= f.variant >= 0;
-  if (any_run) {
-    out << "\nFindings:\n";
-    for (const FindingEntry& f : r.findings) {
-      if (f.variant < 0) continue;
-      const VariantEntry& v = r.variants[static_cast<std::size_t>(f.variant)];
-      out << fmt::format("  {} {} [{}] {}\n", f.code, location(r, f), v.name, f.message);
-      if (f.judgement)
-        out << fmt::format("    {}: {}\n", to_string(f.judgement->verdict), f.judgement->reason);
-      else if (!v.failure.empty())
-        out << fmt::format("    not measured: {}\n", v.failure);
-      else
-        out << "    not measured\n";
-    }
-  }
-  for (const VariantEntry& v : r.variants) {
-    if (v.all_fixed && v.speed && v.findings.empty())
-      out << fmt::format("  all fixes together: {}: {}\n", to_string(v.speed->verdict),
-                         v.speed->reason);
-  }
-  bool any_skipped = false;
-  for (const FindingEntry& f : r.findings) any_skipped |= f.variant < 0;
-  if (any_skipped) {
-    out << "\nNot run (no runtime-checkable fix):\n";
-    for (const FindingEntry& f : r.findings)
-      if (f.variant < 0)
-        out << fmt::format("  {} {} {} ({})\n", f.code, location(r, f), f.message, f.skipped);
-  }
-  if (!r.notes.empty()) {
-    out << "\n";
-    for (const auto& n : r.notes) out << "note: " << n << "\n";
-  }
+  findings_sections(r, out);
   return out.str();
 }
 
@@ -240,6 +363,15 @@ json report_json(const ConfirmReport& r) {
   j["args"] = r.args;
   j["python"] = r.python;
   j["cwd"] = r.cwd;
+  j["language"] = r.language;
+  if (r.language == "cpp")
+    j["cpp"] = json{{"root", r.root},
+                    {"build_command", r.build_command},
+                    {"run_command", r.run_command},
+                    {"warmup_runs", r.warmup_runs},
+                    {"timing", "whole runs"},
+                    {"findings_source", r.findings_source},
+                    {"not_copied", r.not_copied}};
   j["options"] = json{{"repeats", r.repeats}, {"warmup", r.warmup}, {"steps", r.steps},
                       {"timeout_s", r.timeout_s}};
   j["machine"] = json{{"hostname", r.hostname}, {"os", r.os}, {"cpus", r.cpus}};
@@ -313,6 +445,15 @@ json report_json(const ConfirmReport& r) {
           {"gpu_util_median", opt(run.stats.gpu_util_median)},
           {"harness", h},
           {"gpu_samples", samples_json(run.samples)}});
+      if (r.language == "cpp") {
+        json& last = runs.back();
+        last["warmup"] = run.warmup;
+        last["wall_s"] = run.ok ? json(run.whole.wall_s) : json(nullptr);
+        last["peak_rss_bytes"] = opt(run.whole.peak_rss_bytes);
+        last["peak_gpu_bytes"] = opt(run.whole.peak_gpu_bytes);
+        last["gpu_util_median"] = run.whole.gpu_util.empty() ? json(nullptr)
+                                                             : json(median(run.whole.gpu_util));
+      }
     }
     std::vector<std::string> fnames;
     for (std::size_t fi : v.findings)
@@ -329,6 +470,24 @@ json report_json(const ConfirmReport& r) {
                             {"stats", stats_json(v.stats)},
                             {"speed", judgement_json(v.speed)},
                             {"runs", runs}});
+    if (r.language == "cpp") {
+      const WholeRunStats& w = v.whole;
+      json& last = variants.back();
+      last["build_s"] = opt(v.build_s);
+      last["build_log_tail"] = v.build_log_tail;
+      last["whole_run_stats"] = json{
+          {"runs", w.runs},
+          {"run_wall_s", w.run_wall_s},
+          {"median_s", w.runs ? json(w.median_s) : json(nullptr)},
+          {"min_s", w.runs ? json(w.min_s) : json(nullptr)},
+          {"max_s", w.runs ? json(w.max_s) : json(nullptr)},
+          {"spread", w.runs ? json(w.spread) : json(nullptr)},
+          {"gpu_util_median", opt(w.gpu_util_median)},
+          {"run_peak_rss_bytes", w.run_peak_rss},
+          {"peak_rss_median", opt(w.peak_rss_median)},
+          {"run_peak_gpu_bytes", w.run_peak_gpu},
+          {"peak_gpu_median", opt(w.peak_gpu_median)}};
+    }
   }
   j["variants"] = variants;
   j["notes"] = r.notes;
@@ -513,6 +672,55 @@ std::string html_table(const ConfirmReport& r) {
   return s;
 }
 
+std::string html_table_cpp(const ConfirmReport& r) {
+  std::string s =
+      "<table><thead><tr><th>variant</th><th>build</th><th>runs</th><th>median run</th><th>run "
+      "times (spread)</th><th>GPU util</th><th>peak RSS</th><th>peak GPU memory</th><th>verdict"
+      "</th></tr></thead><tbody>\n";
+  for (const VariantEntry& v : r.variants) {
+    const WholeRunStats& w = v.whole;
+    s += fmt::format(
+        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}/{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}"
+        "</td><td>{}</td></tr>\n",
+        html_escape(v.name), v.build_s ? fmt::format("{:.1f} s", *v.build_s) : "-", w.runs,
+        timed_runs(v), w.runs ? format_duration(w.median_s) : "-", html_escape(run_range(w)),
+        util(w.gpu_util_median), html_escape(peak(w.peak_rss_median, w.peak_rss_min, w.peak_rss_max)),
+        html_escape(peak(w.peak_gpu_median, w.peak_gpu_min, w.peak_gpu_max)),
+        html_escape(verdict_cell_cpp(r, v)));
+  }
+  s += "</tbody></table>\n";
+  return s;
+}
+
+// Run time per round of one variant (whole runs).
+Series run_time_series(const VariantEntry& v, const std::string& color) {
+  Series s;
+  s.label = v.name;
+  s.color = color;
+  for (const RunEntry& run : v.runs)
+    if (run.ok && !run.warmup) s.points.emplace_back(run.round, run.whole.wall_s);
+  return s;
+}
+
+// GPU utilisation of every timed run (one line per run).
+std::vector<Series> util_series_per_run(const VariantEntry& v, const std::string& color,
+                                        std::optional<unsigned> device, bool dashed) {
+  std::vector<Series> out;
+  for (const RunEntry& run : v.runs) {
+    if (!run.ok || run.warmup || run.samples.empty()) continue;
+    Series s;
+    s.label = v.name;
+    s.color = color;
+    s.dashed = dashed;
+    unsigned dev = device.value_or(run.samples.front().device);
+    for (const GpuSample& g : run.samples)
+      if (g.device == dev) s.points.emplace_back(g.t_s, g.util_gpu);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_html(const ConfirmReport& r) {
@@ -538,7 +746,9 @@ svg .grid { stroke: #eee; } svg .axis { stroke: #888; }
 </head>
 <body>
 )";
-  h += fmt::format("<h1>gpulint confirm: <code>{}</code></h1>\n", html_escape(args_line(r)));
+  bool cpp = r.language == "cpp";
+  h += fmt::format("<h1>gpulint confirm: <code>{}</code>{}</h1>\n", html_escape(args_line(r)),
+                   cpp ? " (C++ program)" : "");
   std::string dev = r.device.empty() ? "unknown" : r.device;
   if (r.gpu_name) dev += " (" + *r.gpu_name + ")";
   h += "<ul>\n";
@@ -546,9 +756,22 @@ svg .grid { stroke: #eee; } svg .axis { stroke: #888; }
                    r.torch_version.empty() ? "" : ", torch " + html_escape(r.torch_version),
                    r.python_version.empty() ? "" : ", Python " + html_escape(r.python_version));
   h += fmt::format("<li>GPU sampling: {}</li>\n", html_escape(r.gpu_status));
-  h += fmt::format("<li>{} warmup + {} measured steps, {} round{} (variants alternate), timeout "
-                   "{:.0f} s per run</li>\n",
-                   r.warmup, r.steps, r.repeats, r.repeats == 1 ? "" : "s", r.timeout_s);
+  if (cpp) {
+    h += fmt::format("<li>source tree: <code>{}</code> (copied per variant, without .git and CMake "
+                     "build trees)</li>\n",
+                     html_escape(r.root));
+    h += fmt::format("<li>build: <code>{}</code></li>\n", html_escape(r.build_command));
+    h += fmt::format("<li>run: <code>{}</code></li>\n", html_escape(r.run_command));
+    h += fmt::format("<li>whole-run timing: {} untimed warm-up run{} + {} timed round{} per "
+                     "variant (variants alternate), timeout {:.0f} s per run</li>\n",
+                     r.warmup_runs, r.warmup_runs == 1 ? "" : "s", r.repeats,
+                     r.repeats == 1 ? "" : "s", r.timeout_s);
+    h += fmt::format("<li>findings from: {}</li>\n", html_escape(r.findings_source));
+  } else {
+    h += fmt::format("<li>{} warmup + {} measured steps, {} round{} (variants alternate), timeout "
+                     "{:.0f} s per run</li>\n",
+                     r.warmup, r.steps, r.repeats, r.repeats == 1 ? "" : "s", r.timeout_s);
+  }
   h += fmt::format("<li>machine: {} ({}, {} CPUs), {}, gpulint {}</li>\n", html_escape(r.hostname),
                    html_escape(r.os), r.cpus, html_escape(r.started_at),
                    html_escape(r.gpulint_version));
@@ -556,7 +779,7 @@ svg .grid { stroke: #eee; } svg .axis { stroke: #888; }
   if (r.interrupted) h += "<p class=\"error\">Interrupted: the results are partial.</p>\n";
   for (const auto& e : r.errors) h += fmt::format("<p class=\"error\">{}</p>\n", html_escape(e));
 
-  h += "<h2>Summary</h2>\n" + html_table(r);
+  h += "<h2>Summary</h2>\n" + (cpp ? html_table_cpp(r) : html_table(r));
   h += "<h2>Findings</h2>\n<table><thead><tr><th>finding</th><th>variant</th><th>verdict</th>"
        "<th>numbers</th></tr></thead><tbody>\n";
   for (const FindingEntry& f : r.findings) {
@@ -592,6 +815,32 @@ svg .grid { stroke: #eee; } svg .axis { stroke: #888; }
     h += fmt::format("<p>{}</p>\n", html_escape(v.description));
     if (!v.failure.empty())
       h += fmt::format("<p class=\"error\">{}</p>\n", html_escape(v.failure));
+    if (cpp) {
+      if (v.build_s == std::nullopt && !v.build_log_tail.empty())
+        h += fmt::format("<pre>{}</pre>\n", html_escape(v.build_log_tail));
+      std::vector<Series> times{run_time_series(*base, kBaseColor), run_time_series(v, kFixedColor)};
+      if (times[0].points.empty() && times[1].points.empty())
+        h += "<p class=\"note\">No finished runs to chart.</p>\n";
+      else
+        h += svg_chart(fmt::format("Run time per round: baseline vs {} (whole runs)", v.name),
+                       "round", "run time (s)", times);
+      if (!r.nvml) {
+        h += fmt::format("<p class=\"note\">No GPU utilisation chart: {}.</p>\n",
+                         html_escape(r.gpu_status));
+      } else {
+        std::vector<Series> lines = util_series_per_run(*base, kBaseColor, gpu, false);
+        for (auto& u : util_series_per_run(v, kFixedColor, gpu, true)) lines.push_back(std::move(u));
+        if (lines.empty())
+          h += "<p class=\"note\">No GPU samples were taken during these runs.</p>\n";
+        else
+          h += svg_chart(fmt::format("GPU utilisation per run: baseline vs {}", v.name),
+                         "time since the run started (s)", "GPU utilisation (%)", lines, 100.0);
+      }
+      if (!v.diff.empty())
+        h += fmt::format("<details><summary>diff</summary><pre>{}</pre></details>\n",
+                         html_escape(v.diff));
+      continue;
+    }
     std::vector<Series> steps = step_series(*base, kBaseColor);
     for (auto& s : step_series(v, kFixedColor)) steps.push_back(std::move(s));
     if (steps.empty()) {
@@ -635,7 +884,8 @@ svg .grid { stroke: #eee; } svg .axis { stroke: #888; }
     for (const VariantEntry& v : r.variants)
       for (const RunEntry& run : v.runs) {
         if (run.ok) continue;
-        h += fmt::format("<p><b>{}</b>, round {}: {}</p>\n", html_escape(v.name), run.round,
+        h += fmt::format("<p><b>{}</b>, {}: {}</p>\n", html_escape(v.name),
+                         run.warmup ? std::string("warm-up run") : fmt::format("round {}", run.round),
                          html_escape(run.message));
         if (!run.stderr_tail.empty())
           h += fmt::format("<pre>{}</pre>\n", html_escape(run.stderr_tail));

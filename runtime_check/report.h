@@ -40,6 +40,9 @@ struct RunEntry {
   std::vector<GpuSample> samples;
   RunMeasure measure;
   RunStats stats;
+  // C++ programs (whole runs):
+  bool warmup = false;        ///< an untimed warm-up run (round 0), left out of the statistics
+  WholeRunMeasure whole;
 };
 
 struct VariantEntry {
@@ -54,6 +57,10 @@ struct VariantEntry {
   VariantStats stats;
   std::optional<Judgement> speed;    ///< against the baseline (not for the baseline)
   std::string failure;               ///< set when the variant stopped running
+  // C++ programs:
+  std::optional<double> build_s;     ///< how long --build took in this variant's copy
+  std::string build_log_tail;        ///< the end of its output (shown when it failed)
+  WholeRunStats whole;
 };
 
 struct ConfirmReport {
@@ -82,6 +89,15 @@ struct ConfirmReport {
   std::string torch_version;
   std::string python_version;
   std::string harness_source;  ///< "dataloader" or "loop_line"
+
+  // C++ programs (language "cpp"): whole runs of a built program.
+  std::string language = "python";  ///< "python" or "cpp"
+  std::string build_command;
+  std::string run_command;
+  std::string root;                 ///< the source tree copied per variant (absolute)
+  std::vector<std::string> not_copied;  ///< build trees left out of the copies (relative)
+  int warmup_runs = 0;
+  std::string findings_source;      ///< "the C++ front end" or "--diagnostics FILE"
 
   std::vector<FindingEntry> findings;
   std::vector<VariantEntry> variants;  ///< [0] is the baseline

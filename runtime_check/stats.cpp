@@ -254,15 +254,21 @@ std::optional<Judgement> too_little(const VariantStats& b, const VariantStats& f
 
 }  // namespace
 
-Judgement judge_speed(const VariantStats& b, const VariantStats& f) {
-  if (auto j = too_little(b, f)) return *j;
+namespace {
+
+// One side of a speed comparison: the median and the range of the per-run figures.
+struct Side {
+  double median = 0, min = 0, max = 0, spread = 0;
+};
+
+// The speed verdict shared by step timing and whole-run timing (judge_speed's rule).
+Judgement judge_sides(const Side& b, const Side& f, const std::string& numbers) {
   Judgement j;
-  if (b.median_step_s > 0 && f.median_step_s > 0) j.speedup = b.median_step_s / f.median_step_s;
-  std::string numbers = speed_numbers(b, f);
+  if (b.median > 0 && f.median > 0) j.speedup = b.median / f.median;
   // Confirmed when every fixed run beats every baseline run by more than the wider of the two
   // run-to-run ranges: the difference exceeds the spread, however noisy each side is.
-  double gap = b.run_median_min - f.run_median_max;
-  double widest = std::max(b.run_median_max - b.run_median_min, f.run_median_max - f.run_median_min);
+  double gap = b.min - f.max;
+  double widest = std::max(b.max - b.min, f.max - f.min);
   if (gap > 0 && gap > widest) {
     j.verdict = Verdict::Confirmed;
     j.reason = fmt::format("{:.2f}× faster, beyond the run-to-run spread: {}",
@@ -272,7 +278,7 @@ Judgement judge_speed(const VariantStats& b, const VariantStats& f) {
   // Noise can hide a speedup the medians point to; when the fixed variant's median is not
   // faster at all, the runs give no evidence for the fix however noisy they are.
   bool median_faster = j.speedup && *j.speedup > 1;
-  for (const auto& [name, v] : {std::pair<const char*, const VariantStats*>{"baseline", &b},
+  for (const auto& [name, v] : {std::pair<const char*, const Side*>{"baseline", &b},
                                 {"fixed variant", &f}}) {
     if (median_faster && v->spread > kMaxSpread) {
       j.verdict = Verdict::Inconclusive;
@@ -288,6 +294,15 @@ Judgement judge_speed(const VariantStats& b, const VariantStats& f) {
                  ? fmt::format("{:.2f}× faster, within the run-to-run spread: {}", speedup, numbers)
                  : fmt::format("not faster ({:.2f}×): {}", speedup, numbers);
   return j;
+}
+
+}  // namespace
+
+Judgement judge_speed(const VariantStats& b, const VariantStats& f) {
+  if (auto j = too_little(b, f)) return *j;
+  return judge_sides({b.median_step_s, b.run_median_min, b.run_median_max, b.spread},
+                     {f.median_step_s, f.run_median_min, f.run_median_max, f.spread},
+                     speed_numbers(b, f));
 }
 
 namespace {
@@ -348,6 +363,137 @@ Judgement judge_finding(std::string_view code, const VariantStats& b, const Vari
     j.reason = fmt::format("the script ran on the {}: this fix only changes GPU runs; {}",
                            device.empty() ? "CPU" : (device == "cpu" ? "CPU" : device),
                            j.reason);
+  }
+  return j;
+}
+
+// --- whole runs ------------------------------------------------------------------------------
+
+WholeRunMeasure whole_run_measure(double wall_s, std::optional<double> peak_rss_bytes,
+                                  const std::vector<GpuSample>& samples,
+                                  std::optional<unsigned> device) {
+  WholeRunMeasure m;
+  m.wall_s = wall_s;
+  m.peak_rss_bytes = peak_rss_bytes;
+  for (const GpuSample& s : samples) {
+    if (device && s.device == *device) m.gpu_util.push_back(s.util_gpu);
+    if (s.process_memory)
+      m.peak_gpu_bytes = std::max(m.peak_gpu_bytes.value_or(0.0),
+                                  static_cast<double>(*s.process_memory));
+  }
+  return m;
+}
+
+WholeRunStats whole_run_stats(const std::vector<WholeRunMeasure>& runs) {
+  WholeRunStats w;
+  std::vector<double> utils;
+  for (const WholeRunMeasure& m : runs) {
+    if (!std::isfinite(m.wall_s) || m.wall_s < 0) continue;
+    ++w.runs;
+    w.run_wall_s.push_back(m.wall_s);
+    utils.insert(utils.end(), m.gpu_util.begin(), m.gpu_util.end());
+    if (m.peak_rss_bytes) w.run_peak_rss.push_back(*m.peak_rss_bytes);
+    if (m.peak_gpu_bytes) w.run_peak_gpu.push_back(*m.peak_gpu_bytes);
+  }
+  if (w.runs == 0) return w;
+  w.median_s = median(w.run_wall_s);
+  w.min_s = *std::min_element(w.run_wall_s.begin(), w.run_wall_s.end());
+  w.max_s = *std::max_element(w.run_wall_s.begin(), w.run_wall_s.end());
+  w.spread = w.median_s > 0 ? (w.max_s - w.min_s) / w.median_s : 0;
+  if (!utils.empty()) w.gpu_util_median = median(utils);
+  auto fold = [](const std::vector<double>& v, std::optional<double>& med,
+                 std::optional<double>& lo, std::optional<double>& hi) {
+    if (v.empty()) return;
+    med = median(v);
+    lo = *std::min_element(v.begin(), v.end());
+    hi = *std::max_element(v.begin(), v.end());
+  };
+  fold(w.run_peak_rss, w.peak_rss_median, w.peak_rss_min, w.peak_rss_max);
+  fold(w.run_peak_gpu, w.peak_gpu_median, w.peak_gpu_min, w.peak_gpu_max);
+  return w;
+}
+
+namespace {
+
+std::optional<Judgement> too_few_runs(const WholeRunStats& b, const WholeRunStats& f) {
+  for (const auto& [name, v] : {std::pair<const char*, const WholeRunStats*>{"baseline", &b},
+                                {"fixed variant", &f}}) {
+    if (v->runs < kMinRuns)
+      return Judgement{Verdict::Inconclusive,
+                       fmt::format("the {} has {} finished run{} (needs {}: raise --repeats)",
+                                   name, v->runs, v->runs == 1 ? "" : "s", kMinRuns),
+                       std::nullopt};
+  }
+  return std::nullopt;
+}
+
+// Peak memory: fixed below baseline by more than the noise floor and the wider range.
+Judgement judge_peaks(double b_med, double b_min, double b_max, double f_med, double f_min,
+                      double f_max, const std::string& what) {
+  std::string numbers =
+      fmt::format("peak {} baseline {} [{} – {}], fixed {} [{} – {}] (whole runs)", what,
+                  format_bytes(b_med), format_bytes(b_min), format_bytes(b_max),
+                  format_bytes(f_med), format_bytes(f_min), format_bytes(f_max));
+  double gap = b_min - f_max;
+  double widest = std::max(b_max - b_min, f_max - f_min);
+  if (gap > kPeakMemoryNoiseBytes && gap > widest)
+    return {Verdict::Confirmed,
+            fmt::format("the fix lowers the peak by {}, beyond the run-to-run spread: {}",
+                        format_bytes(b_med - f_med), numbers),
+            std::nullopt};
+  if (b_med - f_med <= kPeakMemoryNoiseBytes)
+    return {Verdict::NotConfirmed,
+            fmt::format("the fixed variant's peak is not lower by more than {}: {}",
+                        format_bytes(kPeakMemoryNoiseBytes), numbers),
+            std::nullopt};
+  return {Verdict::NotConfirmed,
+          "the peaks differ by less than their run-to-run spread: " + numbers, std::nullopt};
+}
+
+}  // namespace
+
+Judgement judge_whole_run_speed(const WholeRunStats& b, const WholeRunStats& f) {
+  if (auto j = too_few_runs(b, f)) return *j;
+  std::string numbers = fmt::format(
+      "baseline {} [{}], fixed {} [{}] per run (whole-run timing)", format_duration(b.median_s),
+      format_duration_range(b.min_s, b.max_s), format_duration(f.median_s),
+      format_duration_range(f.min_s, f.max_s));
+  return judge_sides({b.median_s, b.min_s, b.max_s, b.spread},
+                     {f.median_s, f.min_s, f.max_s, f.spread}, numbers);
+}
+
+Judgement judge_whole_run_memory(const WholeRunStats& b, const WholeRunStats& f) {
+  if (auto j = too_few_runs(b, f)) return *j;
+  bool gpu = b.peak_gpu_median && f.peak_gpu_median;
+  bool host = b.peak_rss_median && f.peak_rss_median;
+  if (!gpu && !host)
+    return {Verdict::Inconclusive,
+            "no peak memory readings (neither NVML per-process memory nor the run's peak RSS)",
+            std::nullopt};
+  std::optional<Judgement> on_gpu, on_host;
+  if (gpu)
+    on_gpu = judge_peaks(*b.peak_gpu_median, *b.peak_gpu_min, *b.peak_gpu_max,
+                         *f.peak_gpu_median, *f.peak_gpu_min, *f.peak_gpu_max, "GPU memory");
+  if (on_gpu && on_gpu->verdict == Verdict::Confirmed) return *on_gpu;
+  if (host)
+    on_host = judge_peaks(*b.peak_rss_median, *b.peak_rss_min, *b.peak_rss_max,
+                          *f.peak_rss_median, *f.peak_rss_min, *f.peak_rss_max, "host RSS");
+  if (on_host && on_host->verdict == Verdict::Confirmed) {
+    if (on_gpu) on_host->reason += fmt::format(" (GPU peaks {} baseline, {} fixed)",
+                                               format_bytes(*b.peak_gpu_median),
+                                               format_bytes(*f.peak_gpu_median));
+    return *on_host;
+  }
+  return on_gpu ? *on_gpu : *on_host;
+}
+
+Judgement judge_whole_run_finding(std::string_view code, const WholeRunStats& b,
+                                  const WholeRunStats& f, std::string_view device) {
+  if (is_memory_rule(code)) return judge_whole_run_memory(b, f);
+  Judgement j = judge_whole_run_speed(b, f);
+  if (needs_gpu(code) && device != "cuda" && j.verdict != Verdict::Inconclusive) {
+    j.verdict = Verdict::Inconclusive;
+    j.reason = "the program ran on the CPU: this fix only changes GPU runs; " + j.reason;
   }
   return j;
 }

@@ -145,6 +145,62 @@ Judgement judge_memory(const VariantStats& baseline, const VariantStats& fixed);
 Judgement judge_finding(std::string_view code, const VariantStats& baseline,
                         const VariantStats& fixed, std::string_view device);
 
+// --- whole runs (C++ programs: no harness counts their steps) -------------------------------
+
+/// One finished run of a C++ program's --run command, judged as a whole.
+struct WholeRunMeasure {
+  double wall_s = 0;  ///< the run command's wall time, start to the end of its process
+  /// Peak resident set size of the run (wait4's ru_maxrss of the command's process, which
+  /// covers the descendants it waited for), bytes; nullopt when the kernel did not report it.
+  std::optional<double> peak_rss_bytes;
+  /// Peak GPU memory of the run's process group (NVML per-process accounting, the largest
+  /// sample), bytes; nullopt when NVML is absent or cannot attribute memory to processes.
+  std::optional<double> peak_gpu_bytes;
+  /// GPU utilisation (%) samples of the primary GPU while the run lasted.
+  std::vector<double> gpu_util;
+};
+
+/// `samples` of one run folded into a WholeRunMeasure: peak per-process GPU memory and the
+/// utilisation of `device` (all samples of the run: a whole run has no warm-up window).
+WholeRunMeasure whole_run_measure(double wall_s, std::optional<double> peak_rss_bytes,
+                                  const std::vector<GpuSample>& samples,
+                                  std::optional<unsigned> device);
+
+/// A variant's whole runs: median run time, the range of run times and the peaks.
+struct WholeRunStats {
+  std::size_t runs = 0;
+  std::vector<double> run_wall_s;  ///< per run, in round order
+  double median_s = 0;
+  double min_s = 0;
+  double max_s = 0;
+  double spread = 0;  ///< (max - min) / median
+  std::optional<double> gpu_util_median;
+  std::vector<double> run_peak_rss;  ///< bytes, runs that reported it
+  std::optional<double> peak_rss_median, peak_rss_min, peak_rss_max;
+  std::vector<double> run_peak_gpu;  ///< bytes, runs that NVML attributed memory to
+  std::optional<double> peak_gpu_median, peak_gpu_min, peak_gpu_max;
+};
+WholeRunStats whole_run_stats(const std::vector<WholeRunMeasure>& runs);
+
+/// A peak-memory difference below this is noise (allocator and page granularity).
+constexpr double kPeakMemoryNoiseBytes = 1024.0 * 1024;
+
+/// Speed of whole runs: confirmed when the fixed variant's slowest run beats the baseline's
+/// fastest by more than the wider of the two run-time ranges; inconclusive with < kMinRuns
+/// runs, or — when the fixed median is faster — a spread above kMaxSpread; not confirmed
+/// otherwise. The same rule as judge_speed, on run times instead of per-run step medians.
+Judgement judge_whole_run_speed(const WholeRunStats& baseline, const WholeRunStats& fixed);
+/// Memory of whole runs (MEM rules): confirmed when the fixed variant's largest peak is below
+/// the baseline's smallest by more than kPeakMemoryNoiseBytes and more than the wider of the
+/// two peak ranges. Judged on the GPU peaks when both variants have them and, when those do
+/// not confirm, on the host peak RSS (a kept autograd graph lives in host memory). Not
+/// confirmed otherwise; inconclusive with < kMinRuns runs or no peaks at all.
+Judgement judge_whole_run_memory(const WholeRunStats& baseline, const WholeRunStats& fixed);
+/// The verdict for a finding of rule `code` on whole runs; `device` as for judge_finding
+/// ("cuda" when the program used a GPU).
+Judgement judge_whole_run_finding(std::string_view code, const WholeRunStats& baseline,
+                                  const WholeRunStats& fixed, std::string_view device);
+
 /// "12.3 ms", "850 µs", "1.25 s".
 std::string format_duration(double seconds);
 /// "12.1–12.6 ms", "850 µs–1.20 ms".

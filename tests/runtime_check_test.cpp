@@ -768,3 +768,437 @@ TEST(RuntimeConfirm, RealHarnessConfirmsMem001OnStubTorch) {
   EXPECT_NE(fx.err.str().find("timing the loop on line 7"), std::string::npos) << fx.err.str();
   EXPECT_TRUE(fx.tmp_empty());
 }
+
+// --- C++ programs: whole runs ------------------------------------------------------------------
+
+namespace {
+
+WholeRunStats whole_of(std::vector<double> walls, std::optional<double> rss = std::nullopt,
+                       std::optional<double> gpu = std::nullopt) {
+  std::vector<WholeRunMeasure> runs;
+  for (std::size_t i = 0; i < walls.size(); ++i) {
+    WholeRunMeasure m;
+    m.wall_s = walls[i];
+    if (rss) m.peak_rss_bytes = *rss + 1000.0 * static_cast<double>(i);
+    if (gpu) m.peak_gpu_bytes = *gpu;
+    runs.push_back(m);
+  }
+  return whole_run_stats(runs);
+}
+
+}  // namespace
+
+TEST(RuntimeStats, WholeRunStatistics) {
+  WholeRunStats w = whole_of({2.0, 2.2, 2.1}, 100e6);
+  EXPECT_EQ(w.runs, 3u);
+  EXPECT_DOUBLE_EQ(w.median_s, 2.1);
+  EXPECT_DOUBLE_EQ(w.min_s, 2.0);
+  EXPECT_DOUBLE_EQ(w.max_s, 2.2);
+  EXPECT_NEAR(w.spread, 0.2 / 2.1, 1e-12);
+  ASSERT_TRUE(w.peak_rss_median);
+  EXPECT_DOUBLE_EQ(*w.peak_rss_median, 100e6 + 1000);
+  EXPECT_FALSE(w.peak_gpu_median);
+  // Samples: utilisation of the primary GPU, peak per-process memory over every sample.
+  std::vector<GpuSample> samples;
+  for (int i = 0; i < 4; ++i) {
+    GpuSample g;
+    g.t_s = 0.05 * i;
+    g.device = static_cast<unsigned>(i % 2);
+    g.util_gpu = 10u * static_cast<unsigned>(i);
+    g.process_memory = 1000u * static_cast<uint64_t>(i);
+    samples.push_back(g);
+  }
+  WholeRunMeasure m = whole_run_measure(1.5, 2e6, samples, 0u);
+  EXPECT_EQ(m.gpu_util, (std::vector<double>{0, 20}));
+  ASSERT_TRUE(m.peak_gpu_bytes);
+  EXPECT_DOUBLE_EQ(*m.peak_gpu_bytes, 3000);
+  EXPECT_FALSE(whole_run_measure(1.5, std::nullopt, {}, std::nullopt).peak_gpu_bytes);
+}
+
+TEST(RuntimeStats, WholeRunSpeedVerdicts) {
+  // Every fixed run beats every baseline run by more than either range: confirmed.
+  Judgement j = judge_whole_run_speed(whole_of({2.0, 2.1, 2.05}), whole_of({1.0, 1.1, 1.05}));
+  EXPECT_EQ(j.verdict, Verdict::Confirmed) << j.reason;
+  ASSERT_TRUE(j.speedup);
+  EXPECT_NEAR(*j.speedup, 2.05 / 1.05, 1e-9);
+  EXPECT_NE(j.reason.find("per run (whole-run timing)"), std::string::npos) << j.reason;
+  EXPECT_NE(j.reason.find("2.05 s"), std::string::npos) << j.reason;
+  // Steady runs, gap within the spread: not confirmed.
+  j = judge_whole_run_speed(whole_of({2.0, 2.1, 2.05}), whole_of({1.98, 2.02, 2.0}));
+  EXPECT_EQ(j.verdict, Verdict::NotConfirmed) << j.reason;
+  // Slower: not confirmed however noisy.
+  j = judge_whole_run_speed(whole_of({1.0, 1.9}), whole_of({3.0, 3.1}));
+  EXPECT_EQ(j.verdict, Verdict::NotConfirmed) << j.reason;
+  // Faster median, noisy baseline: inconclusive.
+  j = judge_whole_run_speed(whole_of({1.0, 3.0, 2.0}), whole_of({1.4, 1.5, 1.45}));
+  EXPECT_EQ(j.verdict, Verdict::Inconclusive) << j.reason;
+  EXPECT_NE(j.reason.find("too noisy"), std::string::npos);
+  // One run: inconclusive, no kMinSteps rule for whole runs.
+  j = judge_whole_run_speed(whole_of({2.0}), whole_of({1.0, 1.0}));
+  EXPECT_EQ(j.verdict, Verdict::Inconclusive);
+  EXPECT_NE(j.reason.find("--repeats"), std::string::npos) << j.reason;
+  // A GPU-only fix measured on the CPU: inconclusive with the numbers.
+  j = judge_whole_run_finding("DL002", whole_of({2.0, 2.1}), whole_of({1.0, 1.1}), "cpu");
+  EXPECT_EQ(j.verdict, Verdict::Inconclusive);
+  EXPECT_NE(j.reason.find("ran on the CPU"), std::string::npos) << j.reason;
+  j = judge_whole_run_finding("DL002", whole_of({2.0, 2.1}), whole_of({1.0, 1.1}), "cuda");
+  EXPECT_EQ(j.verdict, Verdict::Confirmed);
+}
+
+TEST(RuntimeStats, WholeRunMemoryVerdicts) {
+  // GPU peaks 800 MiB vs 200 MiB: confirmed on the GPU series.
+  Judgement j = judge_whole_run_memory(whole_of({2, 2}, 1e9, 800.0 * (1 << 20)),
+                                       whole_of({2, 2}, 1e9, 200.0 * (1 << 20)));
+  EXPECT_EQ(j.verdict, Verdict::Confirmed) << j.reason;
+  EXPECT_NE(j.reason.find("peak GPU memory"), std::string::npos) << j.reason;
+  // Flat GPU, lower host RSS: confirmed through RSS, with the GPU numbers.
+  j = judge_whole_run_memory(whole_of({2, 2}, 900e6, 100e6), whole_of({2, 2}, 300e6, 100e6));
+  EXPECT_EQ(j.verdict, Verdict::Confirmed) << j.reason;
+  EXPECT_NE(j.reason.find("host RSS"), std::string::npos) << j.reason;
+  EXPECT_NE(j.reason.find("GPU peaks"), std::string::npos) << j.reason;
+  // Within the noise floor: not confirmed.
+  j = judge_whole_run_memory(whole_of({2, 2}, 300.5e6), whole_of({2, 2}, 300e6));
+  EXPECT_EQ(j.verdict, Verdict::NotConfirmed) << j.reason;
+  // No readings at all: inconclusive.
+  j = judge_whole_run_memory(whole_of({2, 2}), whole_of({2, 2}));
+  EXPECT_EQ(j.verdict, Verdict::Inconclusive) << j.reason;
+  EXPECT_EQ(judge_whole_run_finding("MEM001", whole_of({2, 2}, 900e6), whole_of({2, 2}, 300e6),
+                                    "cpu")
+                .verdict,
+            Verdict::Confirmed);
+}
+
+namespace {
+
+const char* kCppProgram =
+    "// training \xc3\xa9t\xc3\xa9\n"  // UTF-8 before the finding: columns are code points
+    "#include <torch/torch.h>\n"
+    "int main() {\n"
+    "  auto loader = torch::data::make_data_loader(std::move(ds), 64);\n"
+    "  for (auto& b : *loader) {}\n"
+    "}\n";
+
+// `gpulint check --output-format json` for kCppProgram's DL001, as made on another machine.
+std::string cpp_report(const std::string& filename, int row = 4) {
+  nlohmann::json d = {
+      {"cell", nullptr},
+      {"code", "DL001"},
+      {"filename", filename},
+      {"location", {{"row", row}, {"column", 17}}},
+      {"end_location", {{"row", row}, {"column", 46}}},
+      {"message", "`make_data_loader` has no worker threads"},
+      {"fix",
+       {{"applicability", "unsafe"},
+        {"message", "Set `.workers(4)`"},
+        {"edits",
+         {{{"content", "torch::data::DataLoaderOptions(64).workers(4)"},
+           {"location", {{"row", row}, {"column", 62}}},
+           {"end_location", {{"row", row}, {"column", 64}}}}}}}},
+      {"noqa_row", row},
+      {"url", "https://gpulint.dev/rules/DL001"}};
+  return nlohmann::json::array({d}).dump();
+}
+
+}  // namespace
+
+TEST(RuntimeConfirm, DiagnosticsFromCheckJson) {
+  Scratch s;
+  fs::path file = s.path() / "proj" / "src" / "train.cpp";
+  write_file(file, kCppProgram);
+  gpulint::LoadError le;
+  std::optional<gpulint::SourceFile> src =
+      gpulint::SourceFile::from_bytes(file.string(), kCppProgram, &le);
+  ASSERT_TRUE(src);
+  std::vector<std::string> notes;
+  std::string error;
+  // Made elsewhere: matched by the common tail of the path.
+  auto diags = diagnostics_from_json(cpp_report("/home/ci/checkout/src/train.cpp"), *src, file,
+                                     &notes, &error);
+  ASSERT_TRUE(diags) << error;
+  ASSERT_EQ(diags->size(), 1u);
+  const gpulint::Diagnostic& d = (*diags)[0];
+  EXPECT_EQ(d.code, "DL001");
+  std::string text(kCppProgram);
+  EXPECT_EQ(text.substr(d.start, d.end - d.start), "torch::data::make_data_loader");
+  ASSERT_TRUE(d.fix);
+  EXPECT_EQ(d.fix->applicability, gpulint::Applicability::Unsafe);
+  ASSERT_EQ(d.fix->edits.size(), 1u);
+  EXPECT_EQ(text.substr(d.fix->edits[0].start, d.fix->edits[0].end - d.fix->edits[0].start), "64");
+  // Another file of the report only: nothing for this one.
+  diags = diagnostics_from_json(cpp_report("/x/other.cpp"), *src, file, &notes, &error);
+  ASSERT_TRUE(diags);
+  EXPECT_TRUE(diags->empty());
+  // Two files equally close: an error naming both.
+  nlohmann::json two = nlohmann::json::parse(cpp_report("/a/src/train.cpp"));
+  two.push_back(nlohmann::json::parse(cpp_report("/b/src/train.cpp"))[0]);
+  EXPECT_FALSE(diagnostics_from_json(two.dump(), *src, file, &notes, &error));
+  EXPECT_NE(error.find("/a/src/train.cpp"), std::string::npos) << error;
+  // A location outside the file: made from another version of it.
+  EXPECT_FALSE(diagnostics_from_json(cpp_report(file.string(), 40), *src, file, &notes, &error));
+  EXPECT_NE(error.find("another version"), std::string::npos) << error;
+  // Not the JSON of check.
+  EXPECT_FALSE(diagnostics_from_json("{\"a\": 1}", *src, file, &notes, &error));
+  EXPECT_NE(error.find("array"), std::string::npos);
+  EXPECT_FALSE(diagnostics_from_json("[", *src, file, &notes, &error));
+  // A code this gpulint does not know: left out with a note.
+  nlohmann::json unknown = nlohmann::json::parse(cpp_report(file.string()));
+  unknown[0]["code"] = "ZZ999";
+  notes.clear();
+  diags = diagnostics_from_json(unknown.dump(), *src, file, &notes, &error);
+  ASSERT_TRUE(diags);
+  EXPECT_TRUE(diags->empty());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("ZZ999"), std::string::npos);
+}
+
+TEST(RuntimeConfirm, SourceTreeCopyAndRoot) {
+  Scratch s;
+  fs::path root = s.path() / "proj";
+  write_file(root / "CMakeLists.txt", "project(x)\n");
+  write_file(root / "src" / "train.cpp", "int main() {}\n");
+  write_file(root / "src" / "deep" / "a.h", "#pragma once\n");
+  write_file(root / ".git" / "HEAD", "ref: refs/heads/main\n");
+  write_file(root / "build" / "CMakeCache.txt", "CMAKE_HOME_DIRECTORY=/elsewhere\n");
+  write_file(root / "build" / "train", "binary");
+  fs::create_symlink("src/train.cpp", root / "link.cpp");
+  EXPECT_EQ(find_project_root(root / "src" / "train.cpp"), root);
+  EXPECT_EQ(find_project_root(root / "src" / "deep" / "a.h"), root);
+  // A src/CMakeLists.txt under the top-level one: the top level is the project.
+  write_file(root / "src" / "CMakeLists.txt", "add_executable(train train.cpp)\n");
+  EXPECT_EQ(find_project_root(root / "src" / "train.cpp"), root);
+  fs::remove(root / "src" / "CMakeLists.txt");
+  EXPECT_FALSE(find_project_root(s.path() / "elsewhere" / "x.cpp"));
+  EXPECT_TRUE(is_cpp_program("a/train.cpp"));
+  EXPECT_TRUE(is_cpp_program("train.CC"));
+  EXPECT_FALSE(is_cpp_program("train.py"));
+  EXPECT_FALSE(is_cpp_program("kernel.cu"));
+
+  std::vector<std::string> skipped;
+  std::string error;
+  fs::path copy = s.path() / "copy";
+  ASSERT_TRUE(copy_source_tree(root, copy, &skipped, &error)) << error;
+  EXPECT_EQ(read_file(copy / "src" / "train.cpp"), "int main() {}\n");
+  EXPECT_TRUE(fs::exists(copy / "src" / "deep" / "a.h"));
+  EXPECT_FALSE(fs::exists(copy / ".git"));
+  EXPECT_FALSE(fs::exists(copy / "build"));
+  EXPECT_EQ(skipped, std::vector<std::string>{"build"});
+  EXPECT_TRUE(fs::is_symlink(copy / "link.cpp"));
+  EXPECT_FALSE(copy_source_tree(s.path() / "missing", s.path() / "copy2", &skipped, &error));
+  EXPECT_FALSE(error.empty());
+}
+
+namespace {
+
+// A C++ "project" whose build and run are shell commands: the run is slow unless the copy of
+// train.cpp carries the DL001 fix (`.workers(4)`), so the verdict is known in advance.
+struct CppFixture {
+  Scratch s;
+  fs::path root, file, report, tmp;
+  std::optional<EnvGuard> tmpdir;
+  ConfirmOptions o;
+  std::ostringstream out, err;
+
+  CppFixture() {
+    root = s.path() / "proj";
+    file = root / "src" / "train.cpp";
+    write_file(root / "CMakeLists.txt", "project(x)\n");
+    write_file(file, kCppProgram);
+    write_file(root / "build-old" / "CMakeCache.txt", "stale\n");
+    report = s.path() / "findings.json";
+    write_file(report, cpp_report("/elsewhere/proj/src/train.cpp"));
+    tmp = s.path() / "tmp";
+    fs::create_directories(tmp);
+    tmpdir.emplace("TMPDIR", tmp.string());
+    o.script = file.string();
+    o.diagnostics_path = report.string();
+    o.build_command = "mkdir -p out && cp src/train.cpp out/built.cpp && echo built";
+    o.run_command =
+        "echo \"$PWD\" >> " + (s.path() / "runs.txt").string() +
+        "; if grep -q 'workers(4)' out/built.cpp; then sleep 0.05; else sleep 0.4; fi";
+    o.given = {"--build", "--run", "--diagnostics"};
+    o.repeats = 3;
+    o.timeout_s = 30;
+    o.kill_grace_s = 0.5;
+  }
+  int run() { return run_confirm(o, out, err); }
+};
+
+}  // namespace
+
+TEST(RuntimeConfirm, CppProgramFromDiagnosticsReport) {
+  CppFixture fx;
+  fx.o.json_path = (fx.s.path() / "report.json").string();
+  fx.o.html_path = (fx.s.path() / "report.html").string();
+  std::string before = read_file(fx.file);
+  int rc = fx.run();
+  EXPECT_EQ(rc, 0) << fx.err.str();
+  std::string out = fx.out.str();
+  EXPECT_NE(out.find("(C++ program)"), std::string::npos) << out;
+  EXPECT_NE(out.find("DL001 confirmed"), std::string::npos) << out << fx.err.str();
+  EXPECT_NE(out.find("build: mkdir -p out"), std::string::npos) << out;
+  EXPECT_NE(out.find("whole-run timing"), std::string::npos) << out;
+  EXPECT_NE(out.find("Run time per round"), std::string::npos) << out;
+  EXPECT_NE(out.find("not copied into the variants: build-old"), std::string::npos) << out;
+  EXPECT_EQ(read_file(fx.file), before);
+  EXPECT_TRUE(fs::is_empty(fx.tmp));
+  // One warm-up run per variant, then A B A B; never in the user's tree.
+  std::istringstream lines(read_file(fx.s.path() / "runs.txt"));
+  std::vector<std::string> order;
+  for (std::string l; std::getline(lines, l);) {
+    EXPECT_EQ(l.find(fx.root.string()), std::string::npos) << l;
+    order.push_back(fs::path(l).filename());
+  }
+  ASSERT_EQ(order.size(), 8u);  // (1 warm-up + 3 rounds) x 2 variants
+  for (std::size_t i = 0; i < order.size(); ++i)
+    EXPECT_EQ(order[i], i % 2 == 0 ? "baseline" : "v1") << i;
+
+  nlohmann::json j = nlohmann::json::parse(read_file(fx.o.json_path));
+  EXPECT_EQ(j["language"], "cpp");
+  EXPECT_EQ(j["cpp"]["timing"], "whole runs");
+  EXPECT_EQ(j["cpp"]["not_copied"], nlohmann::json::array({"build-old"}));
+  ASSERT_EQ(j["variants"].size(), 2u);
+  EXPECT_EQ(j["variants"][0]["runs"].size(), 4u);
+  EXPECT_TRUE(j["variants"][0]["runs"][0]["warmup"].get<bool>());
+  EXPECT_EQ(j["variants"][0]["whole_run_stats"]["runs"], 3);
+  EXPECT_GT(j["variants"][0]["whole_run_stats"]["median_s"].get<double>(), 0.35);
+  EXPECT_LT(j["variants"][1]["whole_run_stats"]["median_s"].get<double>(), 0.35);
+  EXPECT_GT(j["variants"][0]["build_s"].get<double>(), 0);
+  EXPECT_NE(j["variants"][1]["diff"].get<std::string>().find("workers(4)"), std::string::npos);
+  EXPECT_NE(j["variants"][1]["diff"].get<std::string>().find("a/src/train.cpp"), std::string::npos);
+  EXPECT_TRUE(j["variants"][0]["runs"][1]["peak_rss_bytes"].is_number());
+  EXPECT_EQ(j["findings"][0]["verdict"], "confirmed");
+  std::string html = read_file(fx.o.html_path);
+  EXPECT_NE(html.find("(C++ program)"), std::string::npos);
+  EXPECT_NE(html.find("Run time per round"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+TEST(RuntimeConfirm, CppFailingBuildExits2WithItsOutput) {
+  CppFixture fx;
+  fx.o.build_command = "echo 'train.cpp:4:3: error: no member named frobnicate' >&2; exit 1";
+  EXPECT_EQ(fx.run(), 2);
+  EXPECT_NE(fx.err.str().find("the build failed (exit code 1)"), std::string::npos) << fx.err.str();
+  EXPECT_NE(fx.err.str().find("no member named frobnicate"), std::string::npos) << fx.err.str();
+  EXPECT_TRUE(fs::is_empty(fx.tmp));
+  // Only the fixed copy fails to build: that variant fails, exit 2, the baseline still ran.
+  CppFixture fx2;
+  fx2.o.build_command = "if grep -q 'workers(4)' src/train.cpp; then echo broken; exit 3; fi";
+  fx2.o.run_command = "true";
+  fx2.o.repeats = 2;
+  EXPECT_EQ(fx2.run(), 2);
+  EXPECT_NE(fx2.err.str().find("does not build"), std::string::npos) << fx2.err.str();
+  EXPECT_NE(fx2.out.str().find("failed"), std::string::npos) << fx2.out.str();
+  EXPECT_TRUE(fs::is_empty(fx2.tmp));
+}
+
+TEST(RuntimeConfirm, CppBadInput) {
+  {  // Neither the front end nor --diagnostics.
+    CppFixture fx;
+    fx.o.diagnostics_path.clear();
+    fx.o.given = {"--build", "--run"};
+    EXPECT_EQ(fx.run(), 2);
+    EXPECT_NE(fx.err.str().find("without the C++ front end"), std::string::npos) << fx.err.str();
+    EXPECT_NE(fx.err.str().find("--diagnostics"), std::string::npos);
+  }
+  {  // No --run.
+    CppFixture fx;
+    fx.o.run_command.clear();
+    EXPECT_EQ(fx.run(), 2);
+    EXPECT_NE(fx.err.str().find("--run"), std::string::npos) << fx.err.str();
+  }
+  {  // A Python-only option.
+    CppFixture fx;
+    fx.o.given.push_back("--steps");
+    EXPECT_EQ(fx.run(), 2);
+    EXPECT_NE(fx.err.str().find("--steps is for Python scripts"), std::string::npos) << fx.err.str();
+  }
+  {  // No CMakeLists.txt above the file and no --root.
+    CppFixture fx;
+    fs::remove(fx.root / "CMakeLists.txt");
+    EXPECT_EQ(fx.run(), 2);
+    EXPECT_NE(fx.err.str().find("--root"), std::string::npos) << fx.err.str();
+    fx.o.root = (fx.root / "src").string();  // with --root: fine
+    fx.o.build_command = "test -f train.cpp";
+    fx.o.run_command = "true";
+    std::ostringstream o2, e2;
+    EXPECT_EQ(run_confirm(fx.o, o2, e2), 0) << e2.str();
+  }
+  {  // A report of another version of the file.
+    CppFixture fx;
+    write_file(fx.report, cpp_report(fx.file.string(), 99));
+    EXPECT_EQ(fx.run(), 2);
+    EXPECT_NE(fx.err.str().find("another version"), std::string::npos) << fx.err.str();
+  }
+  {  // A hanging run: killed at --timeout, exit 2, nothing left.
+    CppFixture fx;
+    fx.o.run_command = "sleep 30";
+    fx.o.timeout_s = 0.5;
+    EXPECT_EQ(fx.run(), 2);
+    EXPECT_NE(fx.err.str().find("did not finish within --timeout"), std::string::npos) << fx.err.str();
+    EXPECT_TRUE(fs::is_empty(fx.tmp));
+  }
+  {  // C++-only options on a Python script.
+    Scratch s;
+    write_file(s.path() / "train.py", "print(1)\n");
+    ConfirmOptions o;
+    o.script = (s.path() / "train.py").string();
+    o.given = {"--build"};
+    std::ostringstream out, err;
+    EXPECT_EQ(run_confirm(o, out, err), 2);
+    EXPECT_NE(err.str().find("--build is for C++ programs"), std::string::npos) << err.str();
+  }
+}
+
+// The C++ front end's path: findings and the all-fixed text come from the analysis function
+// the binary plugs in (a stand-in here: the Clang front end itself runs in e2e.confirm_cpp).
+TEST(RuntimeConfirm, CppProgramFromFrontEnd) {
+  CppFixture fx;
+  fx.o.diagnostics_path.clear();
+  fx.o.given = {"--build", "--run"};
+  fx.o.repeats = 2;
+  std::string seen_build_dir;
+  int analyses = 0;
+  fx.o.cpp_front_end = [&](const std::string& build_dir, std::string*) {
+    seen_build_dir = build_dir;
+    return std::function<gpulint::FileReport(const gpulint::SourceFile&,
+                                             const gpulint::FileSettings&)>(
+        [&](const gpulint::SourceFile& src, const gpulint::FileSettings& settings) {
+          ++analyses;
+          gpulint::FileReport r;
+          r.language = gpulint::Language::Cpp;
+          std::string_view text = src.text();
+          std::size_t at = text.find(", 64)");
+          if (at == std::string_view::npos || !settings.enabled.count("DL001")) return r;
+          gpulint::Diagnostic d;
+          d.code = "DL001";
+          d.message = "no workers";
+          d.start = static_cast<uint32_t>(text.find("torch::data::make_data_loader"));
+          d.end = d.start + 29;
+          gpulint::Fix f;
+          f.applicability = gpulint::Applicability::Unsafe;
+          f.message = "Set `.workers(4)`";
+          f.edits.push_back({static_cast<uint32_t>(at + 2), static_cast<uint32_t>(at + 4),
+                             "torch::data::DataLoaderOptions(64).workers(4)"});
+          d.fix = std::move(f);
+          r.diagnostics.push_back(std::move(d));
+          return r;
+        });
+  };
+  fx.o.build_dir = "/some/build";
+  EXPECT_EQ(fx.run(), 0) << fx.err.str();
+  EXPECT_EQ(seen_build_dir, "/some/build");
+  EXPECT_GE(analyses, 2);  // the file, then the all-fixed text
+  EXPECT_NE(fx.out.str().find("findings from: the C++ front end"), std::string::npos) << fx.out.str();
+  EXPECT_NE(fx.out.str().find("DL001 confirmed"), std::string::npos) << fx.out.str();
+  // A front end that cannot open the project: its error, exit 2.
+  CppFixture fx2;
+  fx2.o.diagnostics_path.clear();
+  fx2.o.cpp_front_end = [](const std::string&, std::string* error) {
+    *error = "/x/compile_commands.json: not valid JSON";
+    return std::function<gpulint::FileReport(const gpulint::SourceFile&,
+                                             const gpulint::FileSettings&)>();
+  };
+  EXPECT_EQ(fx2.run(), 2);
+  EXPECT_NE(fx2.err.str().find("compile_commands.json: not valid JSON"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(fx2.tmp));
+}

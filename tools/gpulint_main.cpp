@@ -367,6 +367,12 @@ int main(int argc, char** argv) {
 
   runtime_check::ConfirmOptions confirm_opts;
   CLI::App* confirm = runtime_check::add_confirm_subcommand(app, confirm_opts);
+#ifdef GPULINT_CPP
+  // confirm FILE.cpp takes its findings from the Clang front end (-p as for check).
+  confirm_opts.cpp_front_end = [](const std::string& build_dir, std::string* error) {
+    return cpp_analysis(build_dir, false, error);
+  };
+#endif
   CLI::App* server = lsp::add_server_subcommand(app);
 
   audit::AuditOptions audit_opts;
