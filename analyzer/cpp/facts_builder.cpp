@@ -520,6 +520,15 @@ void Builder::collect_training_signals() {
   auto step = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("step"), ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer"))))));
   auto free_backward = GPULINT_MATCH(callExpr(callee(functionDecl(hasName("::torch::autograd::backward")))));
   trains_ = !backward.empty() || !step.empty() || !free_backward.empty();
+  if (!trains_) {
+    // An optimizer built over a module's parameters exists to step them. The step itself may
+    // be in code clang did not keep: a range-for over a loader whose dataset type comes from
+    // a missing header is dropped from the AST, body and all.
+    auto optimizer_built = GPULINT_MATCH(cxxConstructExpr(
+        hasDeclaration(cxxConstructorDecl(ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer")))),
+        hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module"))))))));
+    trains_ = !optimizer_built.empty();
+  }
 
   auto cuda_const = GPULINT_MATCH(declRefExpr(to(varDecl(hasAnyName("::c10::kCUDA")))));
   auto cuda_enum = GPULINT_MATCH(declRefExpr(to(enumConstantDecl(hasName("::c10::DeviceType::CUDA")))));
