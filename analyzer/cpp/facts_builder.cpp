@@ -317,8 +317,45 @@ class Builder {
   // Does the value of `e` carry an autograd graph (a model output, a loss, arithmetic on them)?
   bool attached(const Expr* e, int depth = 0);
 
+  // Call sites of the functions written in this file, by canonical declaration; a function
+  // whose name is also used other than as a callee (its address taken) is in `escaped_`.
+  void index_call_sites();
+  // The function (or method, or lambda's operator()) whose body holds `n`.
+  const FunctionDecl* enclosing_function(DynTypedNode n);
+  // True when `n` runs only when CUDA is not available: it is in the else branch of
+  // `if (torch::cuda::is_available())` (or a bool variable initialised with it), in the then
+  // branch of `if (!torch::cuda::is_available())`, or in a function of this file every call
+  // of which is on such a path. A deliberate CPU fallback: a model or batch left on the CPU
+  // there is what the program means (DEV001 / DEV002 stay silent).
+  bool on_cpu_fallback_path(DynTypedNode n, int depth = 0);
+  // True when `n` is in a function of this file called from inside a loop (directly, or
+  // through up to three calls): it runs once per iteration of that loop, like the loop body
+  // (an RL agent's per-step `train(...)` / `update(...)`).
+  bool called_from_loop(DynTypedNode n, int depth = 0);
+  // +1: `cond` tests that CUDA is available; -1: that it is not; 0: neither.
+  int cuda_availability_test(const Expr* cond, int depth = 0);
+  std::map<const FunctionDecl*, std::vector<const CallExpr*>> call_sites_;
+  std::set<const FunctionDecl*> escaped_;
+  bool call_sites_indexed_ = false;
+
   void collect_training_signals();
   void collect_loaders(FileFacts& f);
+  // make_data_loader calls clang left unresolved: a dataset whose type comes from a header
+  // that is missing (clang 16 then builds recovery AST: a call of an UnresolvedLookupExpr with
+  // RecoveryExpr arguments), or a dependent call inside a template. Only calls whose callee
+  // lookup found torch::data::make_data_loader and nothing else.
+  std::vector<const CallExpr*> unresolved_loader_calls();
+  // The DataLoaderOptions argument of an unresolved make_data_loader call, located through the
+  // parameter lists of the candidates the lookup found (every overload takes its options as
+  // the last parameter, defaulted where it is the second): Defaulted when the call omits it,
+  // BatchSize when an integer is written there (it converts to DataLoaderOptions(batch_size)),
+  // Options when a DataLoaderOptions expression is, Unknown when the candidates disagree or
+  // the argument's type is itself unknown.
+  struct RecoveredOptions {
+    enum class Kind { Unknown, Defaulted, BatchSize, Options } kind = Kind::Unknown;
+    const Expr* argument = nullptr;
+  };
+  RecoveredOptions recovered_options(const CallExpr* call);
   void collect_models(FileFacts& f);
   void collect_unmoved_batches(FileFacts& f);
   void collect_created_then_moved(FileFacts& f);
@@ -416,11 +453,103 @@ bool Builder::attached(const Expr* e, int depth) {
   return false;
 }
 
+void Builder::index_call_sites() {
+  if (call_sites_indexed_) return;
+  call_sites_indexed_ = true;
+  for (const DeclRefExpr* r : nodes<DeclRefExpr>(GPULINT_MATCH(declRefExpr(to(functionDecl()))))) {
+    auto* fd = dyn_cast<FunctionDecl>(r->getDecl());
+    if (!fd) continue;
+    fd = fd->getCanonicalDecl();
+    auto ps = ctx_.getParents(*r);
+    const Expr* up = r;
+    // the callee of a call, through the implicit function-to-pointer decay
+    while (!ps.empty() && ps[0].get<ImplicitCastExpr>()) {
+      up = ps[0].get<ImplicitCastExpr>();
+      ps = ctx_.getParents(*up);
+    }
+    const CallExpr* call = ps.empty() ? nullptr : ps[0].get<CallExpr>();
+    if (call && call->getCallee() == up) call_sites_[fd].push_back(call);
+    else escaped_.insert(fd);
+  }
+  for (const CXXMemberCallExpr* mc : nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr())))
+    if (const CXXMethodDecl* m = mc->getMethodDecl()) call_sites_[m->getCanonicalDecl()].push_back(mc);
+}
+
+const FunctionDecl* Builder::enclosing_function(DynTypedNode n) {
+  for (int i = 0; i < 1024; ++i) {
+    auto ps = ctx_.getParents(n);
+    if (ps.empty()) return nullptr;
+    n = ps[0];
+    if (auto* fd = n.get<FunctionDecl>()) return fd;
+  }
+  return nullptr;
+}
+
+int Builder::cuda_availability_test(const Expr* cond, int depth) {
+  if (!cond || depth > 4) return 0;
+  cond = cond->IgnoreParenImpCasts();
+  if (auto* u = dyn_cast<UnaryOperator>(cond); u && u->getOpcode() == UO_LNot)
+    return -cuda_availability_test(u->getSubExpr(), depth + 1);
+  if (auto* call = dyn_cast<CallExpr>(cond))
+    return has_qualified_name(call->getDirectCallee(), "torch::cuda::is_available") ? 1 : 0;
+  if (auto* d = dyn_cast<DeclRefExpr>(cond))
+    if (auto* vd = dyn_cast<VarDecl>(d->getDecl()); vd && vd->hasLocalStorage() && !isa<ParmVarDecl>(vd) &&
+                                                    vd->getType()->isBooleanType() && vd->getInit())
+      return cuda_availability_test(vd->getInit(), depth + 1);
+  return 0;
+}
+
+bool Builder::on_cpu_fallback_path(DynTypedNode n, int depth) {
+  if (depth > 4) return false;
+  for (int i = 0; i < 1024; ++i) {
+    auto ps = ctx_.getParents(n);
+    if (ps.empty()) return false;
+    const Stmt* child = n.get<Stmt>();
+    n = ps[0];
+    if (auto* ifs = n.get<IfStmt>(); ifs && child) {
+      int t = cuda_availability_test(ifs->getCond());
+      if ((t > 0 && ifs->getElse() == child) || (t < 0 && ifs->getThen() == child)) return true;
+    }
+    if (n.get<LambdaExpr>()) return false;
+    if (auto* fd = n.get<FunctionDecl>()) {
+      index_call_sites();
+      const FunctionDecl* c = fd->getCanonicalDecl();
+      auto it = call_sites_.find(c);
+      if (it == call_sites_.end() || it->second.empty() || escaped_.count(c) || fd->isMain()) return false;
+      for (const CallExpr* call : it->second)
+        if (!on_cpu_fallback_path(DynTypedNode::create(*call), depth + 1)) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Builder::called_from_loop(DynTypedNode n, int depth) {
+  if (depth > 3) return false;
+  const FunctionDecl* fd = enclosing_function(n);
+  if (!fd || fd->isMain() || !offset(fd->getLocation())) return false;
+  index_call_sites();
+  auto it = call_sites_.find(fd->getCanonicalDecl());
+  if (it == call_sites_.end()) return false;
+  for (const CallExpr* call : it->second)
+    if (enclosing_loop(call) || called_from_loop(DynTypedNode::create(*call), depth + 1)) return true;
+  return false;
+}
+
 void Builder::collect_training_signals() {
   auto backward = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("backward"), ofClass(hasName("::at::Tensor"))))));
   auto step = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("step"), ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer"))))));
   auto free_backward = GPULINT_MATCH(callExpr(callee(functionDecl(hasName("::torch::autograd::backward")))));
   trains_ = !backward.empty() || !step.empty() || !free_backward.empty();
+  if (!trains_) {
+    // An optimizer built over a module's parameters exists to step them. The step itself may
+    // be in code clang did not keep: a range-for over a loader whose dataset type comes from
+    // a missing header is dropped from the AST, body and all.
+    auto optimizer_built = GPULINT_MATCH(cxxConstructExpr(
+        hasDeclaration(cxxConstructorDecl(ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer")))),
+        hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module"))))))));
+    trains_ = !optimizer_built.empty();
+  }
 
   auto cuda_const = GPULINT_MATCH(declRefExpr(to(varDecl(hasAnyName("::c10::kCUDA")))));
   auto cuda_enum = GPULINT_MATCH(declRefExpr(to(enumConstantDecl(hasName("::c10::DeviceType::CUDA")))));
@@ -440,16 +569,62 @@ void Builder::collect_training_signals() {
     if (auto* vd = root_var(op->getArg(0)); vd && op->getNumArgs() == 2) assignments_[vd].push_back(op->getArg(1));
 }
 
+std::vector<const CallExpr*> Builder::unresolved_loader_calls() {
+  std::vector<const CallExpr*> out;
+  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(expr(ignoringParenImpCasts(unresolvedLookupExpr()))))))) {
+    auto* ule = dyn_cast<UnresolvedLookupExpr>(c->getCallee()->IgnoreParenImpCasts());
+    if (!ule || ule->getNumDecls() == 0) continue;
+    bool all = true;
+    for (const NamedDecl* d : ule->decls())
+      all = all && has_qualified_name(d->getUnderlyingDecl(), "torch::data::make_data_loader");
+    if (all) out.push_back(c);
+  }
+  return out;
+}
+
+Builder::RecoveredOptions Builder::recovered_options(const CallExpr* call) {
+  RecoveredOptions out;
+  auto* ule = dyn_cast<UnresolvedLookupExpr>(call->getCallee()->IgnoreParenImpCasts());
+  if (!ule) return out;
+  const unsigned n = call->getNumArgs();
+  std::optional<unsigned> index;
+  for (const NamedDecl* d : ule->decls()) {
+    const FunctionDecl* fd = d->getUnderlyingDecl()->getAsFunction();
+    if (!fd || n > fd->getNumParams() || n < fd->getMinRequiredArguments()) continue;  // not viable
+    std::optional<unsigned> here;
+    for (unsigned i = 0; i < fd->getNumParams(); ++i)
+      if (has_qualified_name(record_of(fd->getParamDecl(i)->getType()), "torch::data::DataLoaderOptions")) here = i;
+    if (!here || (index && *index != *here)) return out;
+    index = here;
+  }
+  if (!index) return out;
+  if (*index >= n) {
+    out.kind = RecoveredOptions::Kind::Defaulted;
+    return out;
+  }
+  const Expr* a = call->getArg(*index);
+  out.argument = a;
+  if (!a->isTypeDependent() && has_qualified_name(record_of(a->getType()), "torch::data::DataLoaderOptions"))
+    out.kind = RecoveredOptions::Kind::Options;  // read like any options expression
+  else if (!a->isTypeDependent() && !a->containsErrors() && a->getType()->isIntegralOrUnscopedEnumerationType() &&
+           !a->getType()->isBooleanType())
+    out.kind = RecoveredOptions::Kind::BatchSize;
+  return out;
+}
+
 // DL001: torch::data::make_data_loader(dataset[, sampler], options), options a
 // torch::data::DataLoaderOptions however it was written.
 void Builder::collect_loaders(FileFacts& f) {
   auto calls = nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(functionDecl(hasName("::torch::data::make_data_loader"))))));
+  for (const CallExpr* c : unresolved_loader_calls()) calls.push_back(c);
   std::set<uint32_t> seen_offsets;  // one site per written call (template instantiations repeat it)
   for (const CallExpr* call : calls) {
     auto callee_expr = strip(call->getCallee());
     SourceRange callee_sr = callee_expr->getSourceRange();
     if (auto* dre = dyn_cast<DeclRefExpr>(callee_expr))
       callee_sr = SourceRange(dre->getBeginLoc(), dre->getNameInfo().getEndLoc());
+    if (auto* ule = dyn_cast<UnresolvedLookupExpr>(callee_expr))
+      callee_sr = SourceRange(ule->getBeginLoc(), ule->getNameInfo().getEndLoc());
     auto callee_r = range(callee_sr);
     auto call_r = range(call->getSourceRange());
     if (!callee_r || !call_r || !seen_offsets.insert(callee_r->start).second) continue;
@@ -463,6 +638,39 @@ void Builder::collect_loaders(FileFacts& f) {
     const Expr* opt_arg = nullptr;
     for (const Expr* a : call->arguments())
       if (has_qualified_name(record_of(a->getType()), "torch::data::DataLoaderOptions")) opt_arg = a;
+    if (!call->getDirectCallee()) {
+      // A call clang could not resolve: its options argument is found through the candidates.
+      RecoveredOptions ro = recovered_options(call);
+      if (ro.kind == RecoveredOptions::Kind::Defaulted || ro.kind == RecoveredOptions::Kind::BatchSize) {
+        site.num_workers.alternatives = {Value::absent()};
+        site.num_workers.origin = ValueOrigin::Absent;
+        std::optional<Edit> base;
+        std::string prefix, suffix;
+        if (ro.kind == RecoveredOptions::Kind::Defaulted) {
+          if (auto rp = offset(call->getRParenLoc())) {
+            prefix = ", torch::data::DataLoaderOptions().workers(";
+            suffix = ")";
+            base = edit(*rp, *rp, prefix + "N" + suffix);
+          }
+        } else if (auto r = range(ro.argument->getSourceRange())) {
+          prefix = "torch::data::DataLoaderOptions(" + text(*r) + ").workers(";
+          suffix = ")";
+          base = edit(r->start, r->end, prefix + "N" + suffix);
+        }
+        if (base) {
+          uint32_t s0 = base->start, e0 = base->end;
+          site.set_arguments = [s0, e0, prefix, suffix](const std::vector<std::pair<std::string, std::string>>& args) {
+            std::vector<Edit> out;
+            for (const auto& [name, value] : args)
+              if (name == "num_workers" || name == "workers") out.push_back(Edit{s0, e0, prefix + value + suffix});
+            return out;
+          };
+        }
+        f.loaders.push_back(std::move(site));
+        continue;
+      }
+      opt_arg = ro.kind == RecoveredOptions::Kind::Options ? ro.argument : nullptr;
+    }
     if (!opt_arg) {
       site.num_workers = ArgumentFact{};  // unknown
       f.loaders.push_back(std::move(site));
@@ -536,6 +744,22 @@ void Builder::collect_loaders(FileFacts& f) {
             wrapped = text(*r);
           }
         }
+        return;
+      }
+      if (auto* uc = dyn_cast<CXXUnresolvedConstructExpr>(s)) {
+        // `DataLoaderOptions(batch_size)` whose argument's type clang could not work out (it
+        // comes from a missing header). DataLoaderOptions has one single-argument constructor
+        // besides copy and move, DataLoaderOptions(size_t batch_size): decided as that one
+        // (a copy of other options spelled as a functional cast is not how LibTorch code
+        // passes them). More arguments: not a constructor it has, unknown.
+        if (!has_qualified_name(record_of(uc->getTypeAsWritten()), "torch::data::DataLoaderOptions") ||
+            uc->getNumArgs() > 1) {
+          unknown = true;
+          return;
+        }
+        values.push_back(Value::absent());
+        if (outermost)
+          if (auto r = range(uc->getSourceRange())) { fix = FixKind::AppendCall; fix_start = fix_end = r->end; }
         return;
       }
       if (auto* fc = dyn_cast<CXXFunctionalCastExpr>(s)) {
@@ -802,6 +1026,7 @@ void Builder::collect_models(FileFacts& f) {
   for (auto& [vd, m] : models_) {
     auto r = range(SourceRange(vd->getLocation(), vd->getLocation()));
     if (!r) continue;
+    if (!(m.placed || m.escapes) && on_cpu_fallback_path(DynTypedNode::create(*vd))) continue;
     ModelFact mf;
     mf.binding = *r;
     mf.name = vd->getNameAsString();
@@ -949,6 +1174,7 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
         if (!unmoved(a)) continue;
         auto r = range(strip(a)->getSourceRange());
         if (!r || !seen.insert(r->start).second) continue;
+        if (on_cpu_fallback_path(DynTypedNode::create(*e))) continue;  // the model is on the CPU here
         UnmovedBatchUse u;
         u.argument = *r;
         u.variable = text(*r);
@@ -986,15 +1212,24 @@ void Builder::collect_created_then_moved(FileFacts& f) {
   auto factory = callExpr(callee(functionDecl(hasAnyName(
       "::torch::zeros", "::torch::ones", "::torch::empty", "::torch::full", "::torch::rand",
       "::torch::randn", "::torch::randint", "::torch::randperm", "::torch::arange", "::torch::linspace",
-      "::torch::eye", "::torch::tensor", "::torch::from_blob"))));
+      "::torch::eye", "::torch::tensor"))));
+  // Not torch::from_blob: it wraps memory the program already holds on the host, so it cannot
+  // be created on the device (a device option would declare that pointer device memory).
+  // A shape-only view between the creation and the move (`torch::tensor(v).reshape({n, 4})`)
+  // is still the CPU tensor being moved.
+  auto view = cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName("reshape", "view", "unsqueeze", "squeeze", "flatten"), ofClass(hasName("::at::Tensor")))),
+      on(ignoringImplicit(ignoringParens(factory))));
   auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(
       callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(hasName("::at::Tensor")))),
-      on(ignoringImplicit(ignoringParens(factory.bind("factory")))))));
+      on(ignoringImplicit(ignoringParens(expr(anyOf(factory, view))))))));
   std::set<uint32_t> seen;
   for (const CXXMemberCallExpr* mv : moves) {
-    auto* fcall = dyn_cast<CallExpr>(strip(mv->getImplicitObjectArgument()));
-    if (!fcall || !fcall->getDirectCallee()) continue;
-    if (!enclosing_loop(mv)) continue;
+    const Expr* moved = strip(mv->getImplicitObjectArgument());  // the factory call, or the view of it
+    const CallExpr* fcall = dyn_cast<CallExpr>(moved);
+    if (auto* v = dyn_cast_or_null<CXXMemberCallExpr>(fcall)) fcall = dyn_cast<CallExpr>(strip(v->getImplicitObjectArgument()));
+    if (!fcall || isa<CXXMemberCallExpr>(fcall) || !fcall->getDirectCallee()) continue;
+    if (!enclosing_loop(mv) && !called_from_loop(DynTypedNode::create(*mv))) continue;
     bool cuda = method_named(mv->getMethodDecl(), "cuda");
     std::string device;
     if (!cuda) {
@@ -1017,7 +1252,7 @@ void Builder::collect_created_then_moved(FileFacts& f) {
       device = "torch::kCUDA";
     }
     auto whole = range(mv->getSourceRange());
-    auto fr = range(fcall->getSourceRange());
+    auto fr = range(moved->getSourceRange());
     if (!whole || !fr || !seen.insert(whole->start).second) continue;
     CreatedThenMoved c;
     c.expression = *whole;

@@ -20,6 +20,7 @@
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -92,6 +93,7 @@ class DiagnosticCollector : public clang::DiagnosticConsumer {
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error) return;
     ++errors;
+    if (info.getID() == clang::diag::err_pp_file_not_found) missing_header = true;
     if (!first_message.empty()) return;
     llvm::SmallString<256> msg;
     info.FormatDiagnostic(msg);
@@ -115,6 +117,7 @@ class DiagnosticCollector : public clang::DiagnosticConsumer {
   uint32_t errors = 0;
   std::string first_message;
   uint32_t first_offset = 0;
+  bool missing_header = false;  ///< an #include clang could not find
 };
 
 struct TuResult {
@@ -551,15 +554,30 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
   };
   TuResult tu;
   DiagnosticCollector diags;
-  run(pch, tu, diags);
-  if (pch && (!tu.ran || diags.first_message.find("precompiled header") != std::string::npos ||
-              diags.first_message.find("PCH") != std::string::npos)) {
-    // A stale or incompatible PCH: parse without it.
+  auto parse = [&](const std::optional<std::string>& with_pch) {
     tu = TuResult{};
     diags.errors = 0;
     diags.first_message.clear();
     diags.first_offset = 0;
-    run(std::nullopt, tu, diags);
+    diags.missing_header = false;
+    run(with_pch, tu, diags);
+  };
+  auto pch_failed = [&] {
+    return !tu.ran || diags.first_message.find("precompiled header") != std::string::npos ||
+           diags.first_message.find("PCH") != std::string::npos;
+  };
+  parse(pch);
+  if (pch && pch_failed()) {
+    parse(std::nullopt);  // a stale or incompatible PCH: parse without it
+  } else if (!pch && impl_->opt.use_pch && diags.missing_header) {
+    // A project header that is not there ("resnet.h", "trainer.h") is, in a LibTorch program,
+    // usually where <torch/torch.h> comes from: without it `torch::` names are undeclared and
+    // nothing resolves. Parse again with LibTorch's declarations loaded first (the same PCH a
+    // file that includes <torch/torch.h> gets); the missing header is still reported.
+    if (auto prelude = impl_->pch_for(flags, cmd->directory)) {
+      parse(prelude);
+      if (pch_failed()) parse(std::nullopt);
+    }
   }
   if (diags.errors > 0 || !tu.ran) {
     SyntaxErrorNote note;
