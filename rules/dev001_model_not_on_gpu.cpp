@@ -48,7 +48,9 @@ other tensors the step builds (masks, targets created on the CPU) may also need 
 fix is built for Python; in C++ (LibTorch) the rule reports without a fix. Not
 reported when a framework places the model: PyTorch Lightning, Fabric,
 Accelerate, Hugging Face `Trainer`, `torch.set_default_device`, `with torch.device(...)`,
-`device_map=`, or when the model is handed to code gpulint cannot see.
+`device_map=`, or when the model is handed to code gpulint cannot see. In C++, code that only runs
+when CUDA is unavailable (the `else` of `if (torch::cuda::is_available())`, functions called
+only from there) is a deliberate CPU path and is not reported.
 
 ## Measured cost
 H100: a ResNet-18 step took 1,244 ms on the CPU against 14.6 ms on the GPU (85×).

@@ -42,7 +42,9 @@ for data, target in train_loader:
 Unsafe: the fix moves the argument in place (`model(data.to(device))`, with the device the
 model was moved with); later uses of the same tensor may also need it. Not reported where a
 framework moves batches (Lightning, Accelerate, Hugging Face `Trainer`) or for datasets that
-already hold CUDA tensors.
+already hold CUDA tensors (a `TensorDataset` whose tensors are not provably on the CPU), for
+`nn.DataParallel` models (they scatter CPU inputs themselves), or, in C++, on paths that only run
+when CUDA is unavailable.
 
 ## Measured cost
 Not a slowdown but a crash: the run fails at its first step.

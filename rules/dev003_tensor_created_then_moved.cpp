@@ -40,7 +40,9 @@ for x, y in loader:
 Unsafe: `torch.tensor(data, device=...)` still copies `data` from the host, and a factory's
 random stream on the GPU differs from the CPU's (`rand`, `randn`, `randint`, `randperm`), so
 results change bit-for-bit. Not reported outside loops, for `.to(dtype)`, or for
-`torch.from_numpy(...)` (the data is in host memory anyway).
+`torch.from_numpy(...)` (the data is in host memory anyway). In C++ a function of the file
+called inside the loop (up to three calls deep, an RL agent's per-step `train()`) counts as
+inside the loop; `torch::from_blob` is not a factory (it wraps host memory).
 
 ## Measured cost
 One extra host-to-device copy and a host-side allocation per iteration; the copy from
