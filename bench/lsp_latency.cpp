@@ -497,7 +497,7 @@ int main(int argc, char** argv) {
     }
     const json& cp = result["in_process_cpu_ms"];
     std::snprintf(buf, sizeof buf,
-                  "\nCPU time (this thread's, so other processes on the machine do not inflate it): "
+                  "\nCPU time (this thread's: less sensitive than wall time to other processes on the machine): "
                   "incremental_reparse p50 %.2f ms, p99 %.2f ms; analyze_python_tree p50 %.2f ms, "
                   "p99 %.2f ms. The server process used %.2f ms of CPU per edit (mean).\n",
                   cp["incremental_reparse"]["p50"].get<double>(), cp["incremental_reparse"]["p99"].get<double>(),
