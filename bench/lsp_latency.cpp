@@ -4,7 +4,7 @@
 // the whole diagnostic list serialised).
 //
 //   gpulint_lsp_latency GPULINT [--lines 5000] [--edits 1000] [--seed 1]
-//                       [--json FILE] [--md FILE] [--save-source FILE]
+//                       [--json FILE] [--md FILE] [--save-source FILE] [--in-process-only]
 //
 // The document is a generated training script of --lines lines (models, datasets, loaders,
 // training and evaluation loops, argparse, helpers: what the rules look at, repeated with
@@ -16,8 +16,9 @@
 //
 // Then, in this process (the same library the server links), the same edit sequence is replayed
 // on a Document to split one re-lint into its parts: the incremental re-parse (ts_tree_edit +
-// parse with the old tree), a from-scratch parse for comparison, and analyze_python_tree
-// (semantic model, facts, rules, suppressions).
+// parse with the old tree; also per kind of edit), a from-scratch parse for comparison, and
+// analyze_python_tree (semantic model, facts, rules, suppressions), with the semantic model and
+// build_facts also timed on their own. --in-process-only skips the server and measures only this.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,6 +29,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <iterator>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -39,6 +42,8 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/lsp/document.h"
+#include "analyzer/python/facts_builder.h"
+#include "analyzer/python/semantic_model.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -202,6 +207,23 @@ class Child {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
+ public:
+  /// CPU time (user + system) the server process has used so far, in ms (/proc/PID/stat).
+  double cpu_ms() const {
+    std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
+    std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto close = all.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::istringstream rest(all.substr(close + 2));
+    std::string field;
+    double utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+      if (i == 14) utime = std::stod(field);
+      if (i == 15) stime = std::stod(field);
+    }
+    return (utime + stime) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+
  private:
   pid_t pid_ = -1;
   int to_ = -1, from_ = -1;
@@ -222,11 +244,12 @@ double percentile(std::vector<double> v, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) die("usage: gpulint_lsp_latency GPULINT [--lines N] [--edits N] [--seed N] [--json FILE] [--md FILE]");
+  if (argc < 2) die("usage: gpulint_lsp_latency GPULINT [--lines N] [--edits N] [--seed N] [--json FILE] [--md FILE] [--in-process-only]");
   std::string exe = argv[1];
   int lines = 5000, edits = 1000, warmup = 20;
   unsigned seed = 1;
   std::string json_path, md_path, save_source;
+  bool in_process_only = false;  // skip the server over pipes: only the in-process split
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -239,6 +262,7 @@ int main(int argc, char** argv) {
     else if (a == "--json") json_path = next();
     else if (a == "--md") md_path = next();
     else if (a == "--save-source") save_source = next();
+    else if (a == "--in-process-only") in_process_only = true;
     else die("unknown option " + a);
   }
   if (lines < 100 || edits < 1) die("--lines must be at least 100 and --edits at least 1");
@@ -257,31 +281,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < static_cast<int>(doc_lines.size()); ++i)
     if (doc_lines[i].find('(') != std::string::npos && doc_lines[i].rfind("    ", 0) == 0) call_lines.push_back(i);
 
-  Child server(exe);
-  const std::string uri = "file:///tmp/gpulint-lsp-latency/train_long.py";
-  server.send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-               {"params", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}}}});
-  json init = server.read();
-  if (!init.contains("result")) die("initialize failed: " + init.dump());
-  server.send({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}});
-  auto t_open = Clock::now();
-  server.send({{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
-               {"params", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}}}});
-  auto wait_for = [&](int version, std::size_t* ndiag) {
-    for (;;) {
-      json m = server.read();
-      if (m.value("method", "") == "textDocument/publishDiagnostics" && m["params"].value("version", -1) == version) {
-        *ndiag = m["params"]["diagnostics"].size();
-        return;
-      }
-    }
-  };
-  std::size_t open_diags = 0;
-  wait_for(1, &open_diags);
-  double open_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_open).count();
-
   // The edit sequence (warm-up first), generated once and used by both measurements.
   std::vector<json> changes;
+  std::vector<int> kinds;  // 0: character in a call, 1: statement line, 2: comment (undo: same kind)
   {
     std::mt19937 rng(seed);
     json undo;
@@ -290,10 +292,13 @@ int main(int argc, char** argv) {
       if (!undo.is_null()) {
         change = undo;
         undo = nullptr;
+        kinds.push_back(kinds.back());
       } else {
         int line = call_lines[rng() % call_lines.size()];
         const std::string& lt = doc_lines[static_cast<std::size_t>(line)];
-        switch (rng() % 3) {
+        int kind = static_cast<int>(rng() % 3);
+        kinds.push_back(kind);
+        switch (kind) {
           case 0: {  // type a character inside the call's parentheses, delete it next
             int col = static_cast<int>(lt.find('(')) + 1;
             change = {{"range", {{"start", position(line, col)}, {"end", position(line, col)}}}, {"text", "x"}};
@@ -319,35 +324,72 @@ int main(int argc, char** argv) {
     }
   }
 
+  const std::string uri = "file:///tmp/gpulint-lsp-latency/train_long.py";
   std::vector<double> samples;
   std::size_t min_diags = SIZE_MAX, max_diags = 0;
-  int version = 1;
-  for (int e = 0; e < edits + warmup; ++e) {
-    ++version;
-    auto t0 = Clock::now();
-    server.send({{"jsonrpc", "2.0"}, {"method", "textDocument/didChange"},
-                 {"params", {{"textDocument", {{"uri", uri}, {"version", version}}},
-                             {"contentChanges", json::array({changes[static_cast<std::size_t>(e)]})}}}});
-    std::size_t nd = 0;
-    wait_for(version, &nd);
-    double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (e >= warmup) {
-      samples.push_back(ms);
-      min_diags = std::min(min_diags, nd);
-      max_diags = std::max(max_diags, nd);
+  double open_ms = 0;
+  double server_cpu_start = 0, server_cpu_per_edit = 0;  // CPU time of the server process
+  if (!in_process_only) {
+    Child server(exe);
+    server.send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                 {"params", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}}}});
+    json init = server.read();
+    if (!init.contains("result")) die("initialize failed: " + init.dump());
+    server.send({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}});
+    auto t_open = Clock::now();
+    server.send({{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
+                 {"params", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}}}});
+    auto wait_for = [&](int version, std::size_t* ndiag) {
+      for (;;) {
+        json m = server.read();
+        if (m.value("method", "") == "textDocument/publishDiagnostics" && m["params"].value("version", -1) == version) {
+          *ndiag = m["params"]["diagnostics"].size();
+          return;
+        }
+      }
+    };
+    std::size_t open_diags = 0;
+    wait_for(1, &open_diags);
+    open_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_open).count();
+
+    int version = 1;
+      for (int e = 0; e < edits + warmup; ++e) {
+      if (e == warmup) server_cpu_start = server.cpu_ms();
+      ++version;
+      auto t0 = Clock::now();
+      server.send({{"jsonrpc", "2.0"}, {"method", "textDocument/didChange"},
+                   {"params", {{"textDocument", {{"uri", uri}, {"version", version}}},
+                               {"contentChanges", json::array({changes[static_cast<std::size_t>(e)]})}}}});
+      std::size_t nd = 0;
+      wait_for(version, &nd);
+      double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      if (e >= warmup) {
+        samples.push_back(ms);
+        min_diags = std::min(min_diags, nd);
+        max_diags = std::max(max_diags, nd);
+      }
     }
+    server_cpu_per_edit = (server.cpu_ms() - server_cpu_start) / static_cast<double>(edits);
+    server.send({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}});
+    for (;;) {
+      json m = server.read();
+      if (m.contains("id") && m["id"] == 2) break;
+    }
+    server.send({{"jsonrpc", "2.0"}, {"method", "exit"}});
+    int rc = server.finish();
+    if (rc != 0) die("the server exited with " + std::to_string(rc));
+
   }
-  server.send({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}});
-  for (;;) {
-    json m = server.read();
-    if (m.contains("id") && m["id"] == 2) break;
-  }
-  server.send({{"jsonrpc", "2.0"}, {"method", "exit"}});
-  int rc = server.finish();
-  if (rc != 0) die("the server exited with " + std::to_string(rc));
 
   // In-process breakdown of one re-lint.
-  std::vector<double> reparse_ms, analyse_ms, scratch_ms;
+  std::vector<double> reparse_ms, analyse_ms, scratch_ms, model_ms, facts_ms;
+  std::vector<double> reparse_cpu_ms, analyse_cpu_ms;  // this thread's CPU time (load-independent)
+  auto thread_cpu_ms = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
+  };
+  std::vector<double> reparse_by_kind[3];
   {
     using gpulint::LineCol;
     gpulint::lsp::Document doc(uri, "/tmp/gpulint-lsp-latency/train_long.py", "python", 1, text);
@@ -357,16 +399,33 @@ int main(int argc, char** argv) {
       const json& c = changes[static_cast<std::size_t>(e)];
       gpulint::lsp::Range r{{c["range"]["start"]["line"], c["range"]["start"]["character"]},
                             {c["range"]["end"]["line"], c["range"]["end"]["character"]}};
+      double c0 = thread_cpu_ms();
       auto t0 = Clock::now();
       doc.apply_change(r, c["text"].get<std::string>());
       const gpulint::python::Tree* tree = doc.tree();
       auto t1 = Clock::now();
+      double c1 = thread_cpu_ms();
       gpulint::SourceFile src(doc.path(), doc.text());
       gpulint::FileReport rep = gpulint::analyze_python_tree(src, tree->raw(), settings);
       auto t2 = Clock::now();
+      double c2 = thread_cpu_ms();
       if (e >= warmup) {
+        reparse_cpu_ms.push_back(c1 - c0);
+        analyse_cpu_ms.push_back(c2 - c1);
         reparse_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        reparse_by_kind[kinds[static_cast<std::size_t>(e)]].push_back(reparse_ms.back());
         analyse_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+        // The analysis' two big parts, timed on their own (the semantic model, then the facts
+        // built from it), every 5th edit.
+        if (e % 5 == 0) {
+          auto t3 = Clock::now();
+          gpulint::python::SemanticModel model(src.text(), tree->root());
+          auto t4 = Clock::now();
+          gpulint::FileFacts facts = gpulint::python::build_facts(model, src);
+          auto t5 = Clock::now();
+          model_ms.push_back(std::chrono::duration<double, std::milli>(t4 - t3).count());
+          facts_ms.push_back(std::chrono::duration<double, std::milli>(t5 - t4).count());
+        }
         if (e % 10 == 0) {  // a from-scratch parse of the same text, every 10th edit
           auto t3 = Clock::now();
           gpulint::python::Tree fresh = gpulint::python::Tree::parse(doc.text());
@@ -376,6 +435,7 @@ int main(int argc, char** argv) {
     }
   }
   auto stats = [](const std::vector<double>& v) {
+    if (v.empty()) return json{{"p50", nullptr}, {"p99", nullptr}};
     return json{{"p50", percentile(v, 50)}, {"p99", percentile(v, 99)}};
   };
 
@@ -387,20 +447,31 @@ int main(int argc, char** argv) {
       {"document_bytes", text.size()},
       {"edits", samples.size()},
       {"warmup_edits", warmup},
-      {"diagnostics_per_publish", {{"min", min_diags}, {"max", max_diags}}},
-      {"didOpen_to_publish_ms", open_ms},
-      {"latency_ms",
-       {{"p50", percentile(samples, 50)}, {"p90", percentile(samples, 90)}, {"p99", percentile(samples, 99)},
-        {"max", *std::max_element(samples.begin(), samples.end())}, {"mean", sum / static_cast<double>(samples.size())}}},
       {"seed", seed},
       {"in_process_ms",
        {{"incremental_reparse", stats(reparse_ms)},
+        {"incremental_reparse_character_in_call", stats(reparse_by_kind[0])},
+        {"incremental_reparse_statement_line", stats(reparse_by_kind[1])},
+        {"incremental_reparse_comment", stats(reparse_by_kind[2])},
         {"parse_from_scratch", stats(scratch_ms)},
-        {"analyze_python_tree", stats(analyse_ms)}}},
+        {"analyze_python_tree", stats(analyse_ms)},
+        {"semantic_model", stats(model_ms)},
+        {"build_facts", stats(facts_ms)}}},
+      {"in_process_cpu_ms",
+       {{"incremental_reparse", stats(reparse_cpu_ms)}, {"analyze_python_tree", stats(analyse_cpu_ms)}}},
   };
+  if (!samples.empty()) {
+    result["diagnostics_per_publish"] = {{"min", min_diags}, {"max", max_diags}};
+    result["didOpen_to_publish_ms"] = open_ms;
+    result["server_cpu_ms_per_edit"] = server_cpu_per_edit;
+    result["latency_ms"] = {{"p50", percentile(samples, 50)}, {"p90", percentile(samples, 90)},
+                            {"p99", percentile(samples, 99)},
+                            {"max", *std::max_element(samples.begin(), samples.end())},
+                            {"mean", sum / static_cast<double>(samples.size())}};
+  }
   std::cout << result.dump(2) << "\n";
   if (!json_path.empty()) std::ofstream(json_path) << result.dump(2) << "\n";
-  if (!md_path.empty()) {
+  if (!md_path.empty() && !samples.empty()) {
     const json& l = result["latency_ms"];
     std::ofstream md(md_path);
     char buf[512];
@@ -417,11 +488,22 @@ int main(int argc, char** argv) {
     md << buf;
     const json& ip = result["in_process_ms"];
     md << "\nWhere one re-lint goes (in process, same edits):\n\n| step | p50 | p99 |\n|---|---|---|\n";
-    for (const char* k : {"incremental_reparse", "parse_from_scratch", "analyze_python_tree"}) {
+    for (const char* k : {"incremental_reparse", "incremental_reparse_character_in_call",
+                          "incremental_reparse_statement_line", "incremental_reparse_comment",
+                          "parse_from_scratch", "analyze_python_tree", "semantic_model", "build_facts"}) {
       std::snprintf(buf, sizeof buf, "| %s | %.2f ms | %.2f ms |\n", k, ip[k]["p50"].get<double>(),
                     ip[k]["p99"].get<double>());
       md << buf;
     }
+    const json& cp = result["in_process_cpu_ms"];
+    std::snprintf(buf, sizeof buf,
+                  "\nCPU time (this thread's: less sensitive than wall time to other processes on the machine): "
+                  "incremental_reparse p50 %.2f ms, p99 %.2f ms; analyze_python_tree p50 %.2f ms, "
+                  "p99 %.2f ms. The server process used %.2f ms of CPU per edit (mean).\n",
+                  cp["incremental_reparse"]["p50"].get<double>(), cp["incremental_reparse"]["p99"].get<double>(),
+                  cp["analyze_python_tree"]["p50"].get<double>(), cp["analyze_python_tree"]["p99"].get<double>(),
+                  server_cpu_per_edit);
+    md << buf;
   }
   return 0;
 }

@@ -214,6 +214,17 @@ class Builder {
   // false, or in the `else` of one that is constantly true. Code gpulint proves dead neither
   // trains, nor loads, nor moves anything.
   bool dead(TSNode n) {
+    // Only the consequence of an `if` whose condition is constantly false, or an else clause
+    // of one that is constantly true, can make code dead: a node inside none of those byte
+    // ranges is live, which answers almost every question without walking up its parents.
+    // (A node in the subtree of such a clause lies inside its byte range, so this is exact;
+    // a node inside a range still gets the exact walk.)
+    const auto& ranges = dead_ranges();
+    uint32_t b = start(n), e = end(n);
+    bool maybe = false;
+    for (const auto& [rb, re] : ranges)
+      if (rb <= b && e <= re) { maybe = true; break; }
+    if (!maybe) return false;
     // Asked for the same calls by several passes: answer each once.
     auto memo = dead_.find(n.id);
     if (memo != dead_.end()) return memo->second;
@@ -222,6 +233,28 @@ class Builder {
     return d;
   }
   std::unordered_map<const void*, bool> dead_;
+
+  // The byte ranges of the clauses that constant conditions make dead (computed once).
+  const std::vector<std::pair<uint32_t, uint32_t>>& dead_ranges() {
+    if (dead_ranges_) return *dead_ranges_;
+    dead_ranges_.emplace();
+    for (TSNode p : m_.if_statements()) {
+      auto it = if_truth_.find(p.id);
+      if (it == if_truth_.end())
+        it = if_truth_.emplace(p.id, constant_truth(field(p, "condition"), m_.scope_of(p))).first;
+      if (!it->second) continue;
+      if (!*it->second) {
+        TSNode body = field(p, "consequence");
+        if (!is_null(body)) dead_ranges_->emplace_back(start(body), end(body));
+      } else {
+        for_each_named_child(p, [&](TSNode ch) {
+          if (is(ch, "else_clause")) dead_ranges_->emplace_back(start(ch), end(ch));
+        });
+      }
+    }
+    return *dead_ranges_;
+  }
+  std::optional<std::vector<std::pair<uint32_t, uint32_t>>> dead_ranges_;
 
   bool dead_uncached(TSNode n) {
     TSNode child = n;

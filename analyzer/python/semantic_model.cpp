@@ -378,6 +378,8 @@ struct SemanticModel::Builder {
     }
     if (t == "while_statement") {
       m.loops_.push_back(n);
+    } else if (t == "if_statement") {
+      m.ifs_.push_back(n);
     } else if (t == "with_item") {
       TSNode v = field(n, "value");
       if (is(v, "as_pattern")) {
@@ -446,6 +448,8 @@ bool SemanticModel::imports_module(std::string_view prefix) const {
 
 TSNode SemanticModel::parent(TSNode node) const {
   if (is_null(node) || node.id == root_.id) return TSNode{};
+  auto memo = parent_memo_.find(node.id);
+  if (memo != parent_memo_.end()) return memo->second;
   uint32_t b = ts_node_start_byte(node), e = ts_node_end_byte(node);
   // The last top-level child starting at or before `node`.
   auto it = std::upper_bound(top_level_.begin(), top_level_.end(), b,
@@ -461,6 +465,9 @@ TSNode SemanticModel::parent(TSNode node) const {
   for (int guard = 0; guard < 100000; ++guard) {
     TSNode next = ts_node_child_with_descendant(cur, node);
     if (is_null(next)) return ts_node_parent(node);
+    // Every node passed on the way down is an ancestor of `node`: remember its parent too
+    // (the chain walks that follow — scope_of, dead code, enclosing loops — ask for them).
+    parent_memo_.emplace(next.id, cur);
     if (next.id == node.id) return cur;
     cur = next;
   }

@@ -85,7 +85,10 @@ class SemanticModel {
 
   /// The parent of `node` (null for the root). tree-sitter's ts_node_parent descends from the
   /// root and scans every top-level statement before `node` (O(module size) per call); this
-  /// binary-searches the top-level statement first, then descends from there.
+  /// binary-searches the top-level statement first, then descends from there, and remembers
+  /// the parent of every ancestor it passes, so walking up a chain of parents costs one
+  /// descent instead of one per step. (The memo makes the model unsafe to query from two
+  /// threads at once; each analysis builds and queries its own model on one thread.)
   TSNode parent(TSNode node) const;
 
   /// The innermost scope containing `node`.
@@ -138,6 +141,8 @@ class SemanticModel {
   const std::vector<TSNode>& calls() const { return calls_; }
   /// All for/while loops, in source order.
   const std::vector<TSNode>& loops() const { return loops_; }
+  /// All `if` statements the model's walk reached, in source order (what decides dead code).
+  const std::vector<TSNode>& if_statements() const { return ifs_; }
 
  private:
   struct Builder;
@@ -151,6 +156,9 @@ class SemanticModel {
   std::unordered_map<const void*, Scope*> scope_by_node_;
   std::vector<TSNode> calls_;
   std::vector<TSNode> loops_;
+  std::vector<TSNode> ifs_;
+  /// parent() memo: node id -> parent, filled for each ancestor a descent passes through.
+  mutable std::unordered_map<const void*, TSNode> parent_memo_;
   std::vector<std::string> imported_;
   bool imports_torch_ = false;
   bool too_deep_ = false;

@@ -21,6 +21,24 @@ TSFieldId field_id(const char* name) {
   return id;
 }
 
+CursorPool::~CursorPool() {
+  for (auto& c : cursors_) ts_tree_cursor_delete(c.get());
+}
+
+TSTreeCursor* CursorPool::acquire(TSNode n) {
+  if (depth_ == cursors_.size()) {
+    cursors_.push_back(std::make_unique<TSTreeCursor>(ts_tree_cursor_new(n)));
+  } else {
+    ts_tree_cursor_reset(cursors_[depth_].get(), n);
+  }
+  return cursors_[depth_++].get();
+}
+
+CursorPool& cursor_pool() {
+  thread_local CursorPool pool;
+  return pool;
+}
+
 Tree Tree::parse(std::string_view text, const Tree* old) {
   // One parser per thread: TSParser is not thread-safe, but cheap to keep around.
   struct ParserHolder {

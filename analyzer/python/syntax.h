@@ -51,18 +51,39 @@ inline TSNode named(TSNode n, uint32_t i) { return ts_node_named_child(n, i); }
 inline TSNode parent(TSNode n) { return ts_node_parent(n); }
 inline bool same(TSNode a, TSNode b) { return ts_node_eq(a, b); }
 
+/// Tree cursors kept per thread and reused, one per nesting level of for_each_named_child
+/// (ts_tree_cursor_new allocates the cursor's stack on the heap; ts_tree_cursor_reset keeps it).
+class CursorPool {
+ public:
+  ~CursorPool();
+  /// A cursor reset to `n`, for the current nesting level; release() gives it back.
+  TSTreeCursor* acquire(TSNode n);
+  void release() { --depth_; }
+
+ private:
+  std::vector<std::unique_ptr<TSTreeCursor>> cursors_;
+  std::size_t depth_ = 0;
+};
+/// This thread's pool.
+CursorPool& cursor_pool();
+
 /// Calls `f(child)` for each named child of `n` in order, comments included. Uses a tree
-/// cursor: O(children), where indexing with ts_node_named_child(n, i) is O(i) per call.
+/// cursor: O(children), where indexing with ts_node_named_child(n, i) is O(i) per call. `f`
+/// may call for_each_named_child again (each nesting level gets its own pooled cursor).
 template <class F>
 void for_each_named_child(TSNode n, F&& f) {
-  TSTreeCursor c = ts_tree_cursor_new(n);
-  if (ts_tree_cursor_goto_first_child(&c)) {
+  CursorPool& pool = cursor_pool();
+  struct Release {
+    CursorPool& p;
+    ~Release() { p.release(); }
+  } release{pool};
+  TSTreeCursor* c = pool.acquire(n);
+  if (ts_tree_cursor_goto_first_child(c)) {
     do {
-      TSNode ch = ts_tree_cursor_current_node(&c);
+      TSNode ch = ts_tree_cursor_current_node(c);
       if (ts_node_is_named(ch)) f(ch);
-    } while (ts_tree_cursor_goto_next_sibling(&c));
+    } while (ts_tree_cursor_goto_next_sibling(c));
   }
-  ts_tree_cursor_delete(&c);
 }
 
 /// The named children of `n`, skipping comments.

@@ -1,0 +1,104 @@
+// The Python front end's tree helpers that the analysis' speed rests on: SemanticModel::parent
+// (memoised descents) must agree with tree-sitter's own ts_node_parent for every node, whatever
+// order the questions come in, and for_each_named_child (pooled cursors) must visit exactly the
+// named children, also when nested.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/python/semantic_model.h"
+#include "analyzer/python/syntax.h"
+
+namespace fs = std::filesystem;
+using namespace gpulint::python;
+
+namespace {
+
+std::vector<fs::path> python_fixtures() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(GPULINT_SOURCE_DIR) / "fixtures" / "python"))
+    if (e.is_regular_file() && e.path().extension() == ".py") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every node (named or not) below `n`, in pre-order, through ts_node_child (no helpers under test).
+void all_nodes(TSNode n, std::vector<TSNode>& out) {
+  out.push_back(n);
+  uint32_t c = ts_node_child_count(n);
+  for (uint32_t i = 0; i < c; ++i) all_nodes(ts_node_child(n, i), out);
+}
+
+}  // namespace
+
+TEST(PythonModel, ParentAgreesWithTreeSitterInAnyOrder) {
+  auto files = python_fixtures();
+  ASSERT_GT(files.size(), 10u);
+  std::size_t checked = 0;
+  for (const auto& f : files) {
+    std::string src = read(f);
+    Tree tree = Tree::parse(src);
+    ASSERT_TRUE(tree.valid()) << f;
+    std::vector<TSNode> nodes;
+    all_nodes(tree.root(), nodes);
+    // Deepest-last order first (the memo then answers ancestors), then a fresh model asked
+    // top-down, then the first model asked again (memo hits only).
+    SemanticModel bottom_up(src, tree.root());
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+      ASSERT_TRUE(same(bottom_up.parent(*it), ts_node_parent(*it)) || (is_null(bottom_up.parent(*it)) && is_null(ts_node_parent(*it))))
+          << f << " at byte " << start(*it) << " (" << type(*it) << ")";
+    SemanticModel top_down(src, tree.root());
+    for (TSNode n : nodes) {
+      TSNode p = top_down.parent(n), q = ts_node_parent(n);
+      ASSERT_TRUE(same(p, q) || (is_null(p) && is_null(q))) << f << " at byte " << start(n) << " (" << type(n) << ")";
+      TSNode again = bottom_up.parent(n);
+      ASSERT_TRUE(same(again, q) || (is_null(again) && is_null(q))) << f << " at byte " << start(n);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 10000u);
+}
+
+TEST(PythonModel, NestedForEachNamedChildVisitsExactlyTheNamedChildren) {
+  std::string src =
+      "import torch\n"
+      "def f(a, b=1):\n"
+      "    for x in range(3):\n"
+      "        if x:\n"
+      "            a.append(torch.ones(x).cuda())  # c\n"
+      "    return [y for y in a]\n";
+  Tree tree = Tree::parse(src);
+  std::vector<TSNode> nodes;
+  all_nodes(tree.root(), nodes);
+  // For each node, its named children by index, and by for_each_named_child while a nested
+  // for_each_named_child runs over each child (the pool's second level) and a third inside it.
+  for (TSNode n : nodes) {
+    std::vector<TSNode> expected;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) expected.push_back(ts_node_named_child(n, i));
+    std::vector<TSNode> got;
+    for_each_named_child(n, [&](TSNode ch) {
+      got.push_back(ch);
+      std::size_t inner = 0;
+      for_each_named_child(ch, [&](TSNode g) {
+        EXPECT_TRUE(same(ts_node_named_child(ch, static_cast<uint32_t>(inner)), g));
+        ++inner;
+        for_each_named_child(g, [&](TSNode) {});
+      });
+      EXPECT_EQ(inner, ts_node_named_child_count(ch));
+    });
+    ASSERT_EQ(got.size(), expected.size()) << type(n);
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same(got[i], expected[i])) << type(n) << " child " << i;
+  }
+}
