@@ -498,6 +498,9 @@ class Confirm {
   int plan_variants(const FileReport& report,
                     const std::function<std::optional<std::string>()>& all_fixed);
   int set_up_cpp();     // C++: copies of the source tree, builds
+  // --select checked and the rule options of the file's config, with every selected rule
+  // enabled; nullopt after writing the error (unknown selector, malformed config).
+  std::optional<FileSettings> static_check_settings();
   RunEntry run_one_cpp(std::size_t vi, int round, bool warmup);
   void finish_cpp();
   int set_up_temp();    // temp dir, harness, variant files
@@ -579,6 +582,27 @@ int Confirm::run() {
   return kExitOk;
 }
 
+std::optional<FileSettings> Confirm::static_check_settings() {
+  for (const auto& sel : o_.select) {
+    if (!selector_is_known(sel)) {
+      err_ << fmt::format("error: --select: unknown rule selector `{}`\n", sel);
+      return std::nullopt;
+    }
+  }
+  FileSettings settings;
+  try {
+    ConfigResolver resolver(cwd_, std::nullopt, CliOverrides{});
+    settings.options = resolver.file_settings(script_abs_).options;
+  } catch (const ConfigError& e) {
+    err_ << "error: " << e.what() << "\n";
+    return std::nullopt;
+  }
+  RuleSelection selection;
+  selection.select = o_.select;  // empty: every rule
+  settings.enabled = selection.enabled_codes();
+  return settings;
+}
+
 int Confirm::prepare() {
   if (o_.repeats < 1 || o_.warmup < 0 || o_.steps < 1 || !(o_.timeout_s > 0)) {
     err_ << "error: --repeats and --steps must be at least 1, --warmup at least 0, --timeout "
@@ -654,25 +678,10 @@ int Confirm::prepare() {
             "(runtime_check/harness/*.py): rebuild it\n";
     return kExitError;
   }
-  for (const auto& s : o_.select) {
-    if (!selector_is_known(s)) {
-      err_ << fmt::format("error: --select: unknown rule selector `{}`\n", s);
-      return kExitError;
-    }
-  }
-
   // The static check: every rule (or --select), the rule options of the script's config.
-  FileSettings settings;
-  try {
-    ConfigResolver resolver(cwd_, std::nullopt, CliOverrides{});
-    settings.options = resolver.file_settings(script_abs_).options;
-  } catch (const ConfigError& e) {
-    err_ << "error: " << e.what() << "\n";
-    return kExitError;
-  }
-  RuleSelection selection;
-  selection.select = o_.select;  // empty: every rule
-  settings.enabled = selection.enabled_codes();
+  std::optional<FileSettings> checked = static_check_settings();
+  if (!checked) return kExitError;
+  FileSettings settings = std::move(*checked);
   FileReport report = analyze_python(*src_, settings);
   FileSettings s = settings;
   if (report.not_analysed) rep_.notes.push_back("the script was not analysed: " + *report.not_analysed);
@@ -855,23 +864,9 @@ int Confirm::prepare_cpp() {
     return kExitError;
   }
   rep_.root = root_.string();
-  for (const auto& sel : o_.select) {
-    if (!selector_is_known(sel)) {
-      err_ << fmt::format("error: --select: unknown rule selector `{}`\n", sel);
-      return kExitError;
-    }
-  }
-  FileSettings settings;
-  try {
-    ConfigResolver resolver(cwd_, std::nullopt, CliOverrides{});
-    settings.options = resolver.file_settings(script_abs_).options;
-  } catch (const ConfigError& e) {
-    err_ << "error: " << e.what() << "\n";
-    return kExitError;
-  }
-  RuleSelection selection;
-  selection.select = o_.select;
-  settings.enabled = selection.enabled_codes();
+  std::optional<FileSettings> checked = static_check_settings();
+  if (!checked) return kExitError;
+  FileSettings settings = std::move(*checked);
 
   FileReport report;
   report.language = Language::Cpp;

@@ -44,10 +44,12 @@ std::string spread(const VariantStats& s) {
                      s.spread * 100);
 }
 
-std::string verdict_cell(const ConfirmReport& r, const VariantEntry& v) {
+// The verdict column of a variant's row; "-" when it has no judged run (`runs`: its step-timed
+// runs for Python, its whole runs for C++).
+std::string verdict_cell(const ConfirmReport& r, const VariantEntry& v, std::size_t runs) {
   if (v.baseline) return "";
   if (!v.failure.empty()) return "failed";
-  if (v.stats.runs == 0) return "-";
+  if (runs == 0) return "-";
   std::vector<std::string> parts;
   for (std::size_t fi : v.findings) {
     const FindingEntry& f = r.findings[fi];
@@ -156,29 +158,6 @@ std::string run_range(const WholeRunStats& w) {
   return fmt::format("{} ({:.0f}%)", format_duration_range(w.min_s, w.max_s), w.spread * 100);
 }
 
-std::string verdict_cell_cpp(const ConfirmReport& r, const VariantEntry& v) {
-  if (v.baseline) return "";
-  if (!v.failure.empty()) return "failed";
-  if (v.whole.runs == 0) return "-";
-  std::vector<std::string> parts;
-  for (std::size_t fi : v.findings) {
-    const FindingEntry& f = r.findings[fi];
-    if (!f.judgement) continue;
-    std::string s = fmt::format("{} {}", f.code, to_string(f.judgement->verdict));
-    if (f.judgement->speedup && !is_memory_rule(f.code))
-      s += fmt::format(" {:.2f}×", *f.judgement->speedup);
-    if (std::find(parts.begin(), parts.end(), s) == parts.end()) parts.push_back(s);
-  }
-  if (parts.empty() && v.speed) {
-    std::string s = std::string(to_string(v.speed->verdict));
-    if (v.speed->speedup) s += fmt::format(" {:.2f}×", *v.speed->speedup);
-    parts.push_back(s);
-  }
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
-  return out;
-}
-
 std::size_t timed_runs(const VariantEntry& v) {
   std::size_t n = 0;
   for (const RunEntry& run : v.runs) n += run.warmup ? 0 : 1;
@@ -212,7 +191,7 @@ std::string render_table_cpp(const ConfirmReport& r) {
                     util(w.gpu_util_median),
                     w.peak_rss_median ? format_bytes(*w.peak_rss_median) : "-",
                     w.peak_gpu_median ? format_bytes(*w.peak_gpu_median) : "-",
-                    verdict_cell_cpp(r, v)});
+                    verdict_cell(r, v, v.whole.runs)});
   }
   write_rows(out, rows, {false, true, true, true, true, true, true, false});
   out << "\nRun time per round:\n";
@@ -257,7 +236,7 @@ std::string render_table(const ConfirmReport& r) {
                     fmt::format("{}/{}", v.stats.runs, attempted),
                     v.stats.runs ? format_duration(v.stats.median_step_s) : "-", spread(v.stats),
                     pct(v.stats.wait_share), util(v.stats.gpu_util_median), growth(v.stats),
-                    verdict_cell(r, v)});
+                    verdict_cell(r, v, v.stats.runs)});
   }
   std::array<std::size_t, 8> width{};
   for (const auto& row : rows)
@@ -666,7 +645,7 @@ std::string html_table(const ConfirmReport& r) {
         html_escape(v.name), v.stats.runs, v.runs.size(),
         v.stats.runs ? format_duration(v.stats.median_step_s) : "-", html_escape(spread(v.stats)),
         pct(v.stats.wait_share), util(v.stats.gpu_util_median), growth(v.stats),
-        html_escape(verdict_cell(r, v)));
+        html_escape(verdict_cell(r, v, v.stats.runs)));
   }
   s += "</tbody></table>\n";
   return s;
@@ -687,7 +666,7 @@ std::string html_table_cpp(const ConfirmReport& r) {
         timed_runs(v), w.runs ? format_duration(w.median_s) : "-", html_escape(run_range(w)),
         util(w.gpu_util_median), html_escape(peak(w.peak_rss_median, w.peak_rss_min, w.peak_rss_max)),
         html_escape(peak(w.peak_gpu_median, w.peak_gpu_min, w.peak_gpu_max)),
-        html_escape(verdict_cell_cpp(r, v)));
+        html_escape(verdict_cell(r, v, v.whole.runs)));
   }
   s += "</tbody></table>\n";
   return s;
