@@ -1113,7 +1113,6 @@ int Confirm::set_up_cpp() {
   rep_.sample_interval_s = sampler_->interval_s();
 
   for (std::size_t i = 0; i < planned_.size(); ++i) {
-    VariantEntry& v = rep_.variants[i];
     fs::path dir = tmp / (i == 0 ? std::string("baseline") : fmt::format("v{}", i));
     std::vector<std::string> skipped;
     if (!copy_source_tree(root_, dir, &skipped, &error) ||
