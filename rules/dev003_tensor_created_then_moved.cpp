@@ -17,7 +17,9 @@ constexpr RuleInfo kInfo{
 Finds tensor factory calls without `device=` that are moved to a CUDA device right away
 (`torch.zeros(n).cuda()`, `torch.tensor(x).to(device)`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
-`h0 = torch.zeros(...).to(device)`).
+`h0 = torch.zeros(...).to(device)`). Also through a name, when the move is the next statement
+of the same block that touches it (`noise = torch.randn(n, 100)` then `noise = noise.to(device)`);
+a tensor filled on the host in between (`buf[idx] = 1`) is not reported.
 
 ## Why is this bad
 Each iteration allocates and fills the tensor in host memory, then copies it over the bus

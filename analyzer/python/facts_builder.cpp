@@ -1936,14 +1936,82 @@ class Builder {
   }
 
   // ---- DEV003 -----------------------------------------------------------------------
+  // `noise = torch.randn(b, 100)` then `noise = noise.to(device)` in the same iteration, with
+  // no other use of the name between them: the same host allocation and copy as
+  // `torch.randn(b, 100).to(device)`. Reported at the creation; the fix creates it there with
+  // `device=` (the later move then returns the tensor itself: Tensor.to docs, "if self already
+  // has the correct device, self is returned").
+  void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s) {
+    std::string_view meth = method_name(move, src_);
+    // The statement holding the move, and its block.
+    TSNode stmt = move;
+    while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block")) stmt = m_.parent(stmt);
+    TSNode block = m_.parent(stmt);
+    if (!is(block, "block")) return;
+    // The nearest earlier statement of the block that mentions the name must bind it to a
+    // factory call: then that creation is what reaches the move (nothing between touches it,
+    // so a buffer filled on the host before the move is never reported).
+    TSNode creation{};
+    std::vector<TSNode> before;
+    for (auto ch : named_children(block)) {
+      if (same(ch, stmt)) break;
+      before.push_back(ch);
+    }
+    for (auto it = before.rbegin(); it != before.rend(); ++it) {
+      if (!mentions(*it, std::string(t(name)))) continue;
+      if (!is(*it, "expression_statement") || named_count(*it) != 1) return;
+      TSNode asg = named(*it, 0);
+      if (!is(asg, "assignment") || !is(unparen(field(asg, "left")), "identifier") ||
+          t(unparen(field(asg, "left"))) != t(name))
+        return;
+      creation = unparen(field(asg, "right"));
+      break;
+    }
+    if (!is(creation, "call") || mentions(creation, std::string(t(name)))) return;
+    auto q = m_.callee_name(creation, s);
+    if (!q || !kFactories.count(*q) || !is_null(keyword_arg(creation, "device", src_))) return;
+    if (dead(creation)) return;
+    if (!in_loop_within_function(move) && !in_module_forward(move)) return;
+    if (!created_moved_.insert(creation.id).second) return;
+    std::string device_text;
+    auto a = positional_args(move);
+    if (meth == "cuda") {
+      if (!args_of(move).empty()) return;
+      device_text = "\"cuda\"";
+    } else {
+      TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
+      if (is_null(dev) || args_of(move).size() != 1) return;
+      auto vs = m_.evaluate(dev, s);
+      bool accel = false;
+      for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
+      if (!values_known_devices(vs) || !accel) return;
+      device_text = std::string(t(dev));
+    }
+    CreatedThenMoved f;
+    f.expression = {start(creation), end(creation)};
+    f.factory = *q;
+    TSNode fargs = field(creation, "arguments");
+    if (is(fargs, "argument_list")) {
+      auto fch = named_children(fargs);
+      if (fch.empty()) f.fix.push_back({start(fargs) + 1, start(fargs) + 1, "device=" + device_text});
+      else f.fix.push_back({end(fch.back()), end(fch.back()), ", device=" + device_text});
+    }
+    facts_.created_then_moved.push_back(std::move(f));
+  }
+  std::unordered_set<const void*> created_moved_;
+
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
       if (meth != "cuda" && meth != "to") continue;
       if (dead(c)) continue;
       TSNode r = receiver(c);
-      if (!is(r, "call")) continue;
       const Scope* s = m_.scope_of(c);
+      if (is(r, "identifier")) {
+        created_then_moved_through_name(c, r, s);
+        continue;
+      }
+      if (!is(r, "call")) continue;
       auto q = m_.callee_name(r, s);
       if (!q || !kFactories.count(*q)) continue;
       if (!is_null(keyword_arg(r, "device", src_))) continue;
