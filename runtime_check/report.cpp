@@ -227,7 +227,7 @@ std::string render_table(const ConfirmReport& r) {
   out << "  device: " << dev << "\n";
   out << "  GPU sampling: " << r.gpu_status << "\n\n";
 
-  std::vector<std::array<std::string, 8>> rows;
+  std::vector<std::vector<std::string>> rows;
   rows.push_back({"variant", "runs", "median step", "run medians (spread)", "data wait",
                   "GPU util", "mem/step", "verdict"});
   for (const VariantEntry& v : r.variants) {
@@ -238,31 +238,8 @@ std::string render_table(const ConfirmReport& r) {
                     pct(v.stats.wait_share), util(v.stats.gpu_util_median), growth(v.stats),
                     verdict_cell(r, v, v.stats.runs)});
   }
-  std::array<std::size_t, 8> width{};
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
-  auto pad = [](const std::string& s, std::size_t w, bool right) {
-    std::size_t n = display_width(s);
-    std::string fill(w > n ? w - n : 0, ' ');
-    return right ? fill + s : s + fill;
-  };
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::string line = "  ";
-    for (std::size_t c = 0; c < rows[i].size(); ++c) {
-      bool right = c >= 1 && c <= 6 && i > 0;
-      line += pad(rows[i][c], width[c], right);
-      if (c + 1 < rows[i].size()) line += "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-    if (i == 0) {
-      std::size_t total = 0;
-      for (std::size_t c = 0; c < width.size(); ++c) total += width[c] + (c + 1 < width.size() ? 2 : 0);
-      std::string rule;
-      for (std::size_t k = 0; k < total; ++k) rule += "─";
-      out << "  " << rule << "\n";
-    }
-  }
+  // Columns 1-6 (the numbers) right-aligned.
+  write_rows(out, rows, {false, true, true, true, true, true, true, false});
 
   findings_sections(r, out);
   return out.str();
