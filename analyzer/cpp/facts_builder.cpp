@@ -29,6 +29,18 @@ namespace {
 using namespace clang;
 using namespace clang::ast_matchers;
 
+// DL001's fix for a loader site: the validated edit `base` with the rule's worker count put
+// between `prefix` and `suffix` (`...DataLoaderOptions(64).workers(` N `)`).
+SetArgumentsFn workers_setter(const Edit& base, std::string prefix, std::string suffix) {
+  return [s0 = base.start, e0 = base.end, prefix = std::move(prefix), suffix = std::move(suffix)](
+             const std::vector<std::pair<std::string, std::string>>& args) {
+    std::vector<Edit> out;
+    for (const auto& [name, value] : args)
+      if (name == "num_workers" || name == "workers") out.push_back(Edit{s0, e0, prefix + value + suffix});
+    return out;
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Types and declarations, by their resolved qualified names.
 
@@ -657,15 +669,7 @@ void Builder::collect_loaders(FileFacts& f) {
           suffix = ")";
           base = edit(r->start, r->end, prefix + "N" + suffix);
         }
-        if (base) {
-          uint32_t s0 = base->start, e0 = base->end;
-          site.set_arguments = [s0, e0, prefix, suffix](const std::vector<std::pair<std::string, std::string>>& args) {
-            std::vector<Edit> out;
-            for (const auto& [name, value] : args)
-              if (name == "num_workers" || name == "workers") out.push_back(Edit{s0, e0, prefix + value + suffix});
-            return out;
-          };
-        }
+        if (base) site.set_arguments = workers_setter(*base, prefix, suffix);
         f.loaders.push_back(std::move(site));
         continue;
       }
@@ -859,15 +863,7 @@ void Builder::collect_loaders(FileFacts& f) {
       }
       // Validate the range once as a clang Replacement; the rule supplies the value.
       base = edit(fix_start, fix_end, prefix + "N" + suffix);
-      if (base) {
-        uint32_t s0 = base->start, e0 = base->end;
-        site.set_arguments = [s0, e0, prefix, suffix](const std::vector<std::pair<std::string, std::string>>& args) {
-          std::vector<Edit> out;
-          for (const auto& [name, value] : args)
-            if (name == "num_workers" || name == "workers") out.push_back(Edit{s0, e0, prefix + value + suffix});
-          return out;
-        };
-      }
+      if (base) site.set_arguments = workers_setter(*base, prefix, suffix);
     }
     f.loaders.push_back(std::move(site));
   }
