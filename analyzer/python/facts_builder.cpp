@@ -743,20 +743,18 @@ class Builder {
       return out.value_or(Where::Unknown);
     }
     if (kSameDeviceMethods.count(fn) && !pa.empty()) return tensor_where(pa[0], s, depth + 1);
-    if (kFactories.count(*q) || fn == "from_numpy" || fn == "as_tensor" || fn == "Tensor" ||
-        fn == "FloatTensor" || fn == "LongTensor" || fn == "IntTensor" || fn == "DoubleTensor" ||
-        fn == "BoolTensor" || fn == "zeros_like" || fn == "ones_like" || fn == "randn_like" ||
-        fn == "rand_like") {
-      // torch.tensor / as_tensor / *_like of a tensor keep that tensor's device.
-      if (!pa.empty() && (fn == "tensor" || fn == "as_tensor" || starts_with(fn, "zeros_like") ||
-                          starts_with(fn, "ones_like") || starts_with(fn, "rand"))) {
-        if (fn != "rand" && fn != "randn" && fn != "randint" && fn != "randperm") {
-          Where a = tensor_where(pa[0], s, depth + 1);
-          if (a == Where::Accelerator) return a;
-        }
-      }
-      return Where::Cpu;
+    // torch.tensor / as_tensor / *_like of a tensor keep that tensor's device; from host data
+    // (lists, NumPy arrays) they, the factories and the legacy typed constructors give CPU
+    // tensors.
+    static const std::set<std::string_view> kFromInput = {
+        "tensor", "as_tensor", "zeros_like", "ones_like", "rand_like", "randn_like", "empty_like", "full_like"};
+    static const std::set<std::string_view> kHostOnly = {
+        "from_numpy", "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor", "BoolTensor"};
+    if (kFromInput.count(fn) && !pa.empty()) {
+      Where a = tensor_where(pa[0], s, depth + 1);
+      return a == Where::Accelerator ? a : Where::Cpu;
     }
+    if (kFactories.count(*q) || kHostOnly.count(fn)) return Where::Cpu;
     return Where::Unknown;
   }
 
@@ -1444,20 +1442,24 @@ class Builder {
   const std::vector<std::pair<TSNode, std::vector<int>>>& loader_loops() {
     if (!loader_loops_) {
       loader_loops_.emplace();
+      // A step loop that draws each batch with `batch = next(train_iter)`: the nearest
+      // enclosing loop of the next() call iterates the loader. One pass over the calls.
+      std::unordered_map<const void*, std::vector<int>> drawn;  // loop id -> loaders
+      for (TSNode c : m_.calls()) {
+        auto li = next_batch_loaders(c, m_.scope_of(c));
+        if (li.empty()) continue;
+        TSNode loop = innermost_loop(c);
+        if (is_null(loop)) continue;
+        auto& v = drawn[loop.id];
+        for (int i : li)
+          if (std::find(v.begin(), v.end(), i) == v.end()) v.push_back(i);
+      }
       for (TSNode loop : m_.loops()) {
         if (dead(loop)) continue;
-        const Scope* s = m_.scope_of(loop);
         std::vector<int> indices;
-        if (is(loop, "for_statement")) indices = loader_indices_for(field(loop, "right"), s);
-        if (indices.empty()) {
-          // A step loop that draws each batch with `batch = next(train_iter)`: the nearest
-          // enclosing loop of the next() call iterates the loader.
-          visit(field(loop, "body"), [&](TSNode n) {
-            if (!is(n, "call") || innermost_loop(n).id != loop.id) return;
-            for (int li : next_batch_loaders(n, s))
-              if (std::find(indices.begin(), indices.end(), li) == indices.end()) indices.push_back(li);
-          });
-        }
+        if (is(loop, "for_statement")) indices = loader_indices_for(field(loop, "right"), m_.scope_of(loop));
+        if (indices.empty())
+          if (auto it = drawn.find(loop.id); it != drawn.end()) indices = it->second;
         if (!indices.empty()) loader_loops_->emplace_back(loop, std::move(indices));
       }
     }
