@@ -38,6 +38,12 @@ std::set<std::string> enabled_codes(const std::vector<RuleSelection>& layers);
 bool selector_matches(std::string_view selector, std::string_view code);
 /// True when `selector` names at least one known rule (used to reject typos, exit 2).
 bool selector_is_known(std::string_view selector);
+/// Rule selectors from repeated, comma-separated command-line values: {"DL001, DL", "MEM"} →
+/// {"DL001", "DL", "MEM"}; each piece trimmed of blanks and tabs, empty pieces dropped.
+std::vector<std::string> split_selectors(const std::vector<std::string>& raw);
+/// The error line (ending in a newline) for a selector given with `flag` (e.g. "--select") that
+/// names no known rule; every command that takes selectors reports typos with it.
+std::string unknown_selector_message(std::string_view flag, std::string_view selector);
 
 /// Everything that decides the analysis of one file (resolved config + CLI overrides).
 struct FileSettings {

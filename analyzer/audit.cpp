@@ -48,19 +48,6 @@ bool is_cpp_path(const fs::path& p) {
   return false;
 }
 
-std::vector<std::string> split_commas(const std::vector<std::string>& raw) {
-  std::vector<std::string> out;
-  for (const auto& r : raw) {
-    std::stringstream ss(r);
-    std::string piece;
-    while (std::getline(ss, piece, ',')) {
-      std::size_t b = piece.find_first_not_of(" \t"), e = piece.find_last_not_of(" \t");
-      if (b != std::string::npos) out.push_back(piece.substr(b, e - b + 1));
-    }
-  }
-  return out;
-}
-
 // The fix alone as a small diff: edits on the same or adjacent lines form one hunk, headed
 // "@@ LOCATION @@" (`where(offset)` names the hunk's first line), then the touched lines before
 // ("-") and after ("+") the fix.
@@ -235,7 +222,8 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
   AuditResult r;
   r.roots = o.paths.empty() ? std::vector<std::string>{"."} : o.paths;
 
-  CliOverrides cli{split_commas(o.select), split_commas(o.extend_select), split_commas(o.ignore)};
+  CliOverrides cli{split_selectors(o.select), split_selectors(o.extend_select),
+                   split_selectors(o.ignore)};
   std::optional<fs::path> config;
   if (!o.config.empty()) config = fs::path(o.config);
   ConfigResolver resolver(cwd, config, cli);
@@ -517,12 +505,13 @@ int run_audit_command(const AuditOptions& o) {
     return kExitError;
   }
   cwd = absolute_normal(cwd, cwd);
-  for (const auto& list : {&o.select, &o.extend_select, &o.ignore})
-    for (const auto& s : split_commas(*list))
+  for (const auto& [flag, list] : {std::pair<const char*, const std::vector<std::string>*>{
+                                       "--select", &o.select},
+                                   {"--extend-select", &o.extend_select},
+                                   {"--ignore", &o.ignore}})
+    for (const auto& s : split_selectors(*list))
       if (!selector_is_known(s)) {
-        std::cerr << fmt::format(
-            "error: unknown rule selector `{}` (expected ALL, a rule code such as DL001, or a "
-            "prefix such as DL)\n", s);
+        std::cerr << unknown_selector_message(flag, s);
         return kExitError;
       }
   bool progress = o.progress.value_or(::isatty(STDOUT_FILENO) == 1);

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "analyzer/analysis.h"
 
 namespace gpulint {
@@ -52,6 +54,30 @@ bool selector_is_known(std::string_view selector) {
   for (const Rule* r : all_rules())
     if (selector_matches(selector, r->info().code)) return true;
   return false;
+}
+
+std::vector<std::string> split_selectors(const std::vector<std::string>& raw) {
+  std::vector<std::string> out;
+  for (const std::string& value : raw) {
+    std::size_t pos = 0;
+    while (pos <= value.size()) {
+      std::size_t comma = value.find(',', pos);
+      std::string_view piece = std::string_view(value).substr(
+          pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      std::size_t b = piece.find_first_not_of(" \t"), e = piece.find_last_not_of(" \t");
+      if (b != std::string_view::npos) out.emplace_back(piece.substr(b, e - b + 1));
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  }
+  return out;
+}
+
+std::string unknown_selector_message(std::string_view flag, std::string_view selector) {
+  return fmt::format(
+      "error: {}: unknown rule selector `{}` (expected ALL, a rule code such as DL001, or a "
+      "prefix such as DL)\n",
+      flag, selector);
 }
 
 std::set<std::string> enabled_codes(const std::vector<RuleSelection>& layers) {

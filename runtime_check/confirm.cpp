@@ -585,7 +585,7 @@ int Confirm::run() {
 std::optional<FileSettings> Confirm::static_check_settings() {
   for (const auto& sel : o_.select) {
     if (!selector_is_known(sel)) {
-      err_ << fmt::format("error: --select: unknown rule selector `{}`\n", sel);
+      err_ << unknown_selector_message("--select", sel);
       return std::nullopt;
     }
   }

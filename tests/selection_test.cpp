@@ -119,5 +119,17 @@ TEST(Selection, LayersApplyConfigThenCommandLine) {
   EXPECT_EQ(enabled_codes({config, RuleSelection{}}), config.enabled_codes());
 }
 
+TEST(Selection, SplitSelectorsTrimsAndDropsEmptyPieces) {
+  EXPECT_EQ(split_selectors({"DL001, DL", " MEM001\t", ",,", ""}),
+            (std::vector<std::string>{"DL001", "DL", "MEM001"}));
+  EXPECT_TRUE(split_selectors({}).empty());
+}
+
+TEST(Selection, UnknownSelectorMessageNamesFlagAndSelector) {
+  EXPECT_EQ(unknown_selector_message("--ignore", "DL999"),
+            "error: --ignore: unknown rule selector `DL999` (expected ALL, a rule code such as "
+            "DL001, or a prefix such as DL)\n");
+}
+
 }  // namespace
 }  // namespace gpulint

@@ -63,22 +63,6 @@ struct CheckArgs {
   unsigned threads = 0;
 };
 
-// "DL001, DL002" pieces from repeated comma-separated flags, trimmed, empties dropped.
-std::vector<std::string> clean(const std::vector<std::string>& raw) {
-  std::vector<std::string> out;
-  for (const auto& r : raw) {
-    std::size_t pos = 0;
-    while (pos <= r.size()) {
-      std::size_t comma = r.find(',', pos);
-      std::string piece = r.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      std::size_t b = piece.find_first_not_of(" \t"), e = piece.find_last_not_of(" \t");
-      if (b != std::string::npos) out.push_back(piece.substr(b, e - b + 1));
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
-  }
-  return out;
-}
 
 std::string read_stdin() {
   std::string data;
@@ -120,17 +104,15 @@ int run_check(const CheckArgs& a) {
   }
   cwd = absolute_normal(cwd, cwd);
 
-  CliOverrides cli{clean(a.select), clean(a.extend_select), clean(a.ignore)};
+  CliOverrides cli{split_selectors(a.select), split_selectors(a.extend_select),
+                   split_selectors(a.ignore)};
   for (const auto& [flag, list] : {std::pair<const char*, const std::vector<std::string>*>{
                                        "--select", &cli.select},
                                    {"--extend-select", &cli.extend_select},
                                    {"--ignore", &cli.ignore}}) {
     for (const auto& s : *list) {
       if (!selector_is_known(s)) {
-        std::cerr << fmt::format(
-            "error: {}: unknown rule selector `{}` (expected ALL, a rule code such as DL001, "
-            "or a prefix such as DL)\n",
-            flag, s);
+        std::cerr << unknown_selector_message(flag, s);
         return kExitError;
       }
     }
