@@ -12,6 +12,7 @@
 #include "analyzer/output_ci.h"
 #include "analyzer/notebook.h"
 #include "analyzer/rule.h"
+#include "tests/test_util.h"
 
 namespace gpulint {
 namespace {
@@ -31,19 +32,7 @@ struct Fixture {
   SourceFile src{"/work/repo/src/train.py", kSource};
   std::vector<Diagnostic> diags;
   Fixture() {
-    std::string_view t = src.text();
-    uint32_t callee = static_cast<uint32_t>(t.find("DataLoader(ds"));
-    uint32_t close = static_cast<uint32_t>(t.find("64)") + 2);
-    Diagnostic dl001;
-    dl001.code = "DL001";
-    dl001.message = "`DataLoader` has no worker processes";
-    dl001.start = callee;
-    dl001.end = callee + 10;
-    dl001.fix = Fix{Applicability::Unsafe, "Set `num_workers=4`", {{close, close, ", num_workers=4"}}};
-    Diagnostic dl002 = dl001;
-    dl002.code = "DL002";
-    dl002.message = "`DataLoader` batches are copied from pageable memory";
-    dl002.fix = Fix{Applicability::Safe, "Add `pin_memory=True`", {{close, close, ", pin_memory=True"}}};
+    auto [dl001, dl002] = testing::dataloader_call_diagnostics(src.text());
     Diagnostic dev002;
     dev002.code = "DEV002";
     dev002.severity = Severity::Error;

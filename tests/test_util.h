@@ -11,6 +11,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
+
+#include "analyzer/diagnostic.h"
 
 namespace gpulint::testing {
 
@@ -54,6 +58,25 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// DL001 and DL002 as the rules report them on the first `DataLoader(ds, batch_size=64)` call in
+// `text` (byte offsets into `text`; each fix inserts its keyword before the closing
+// parenthesis): the output-format tests render these.
+inline std::pair<Diagnostic, Diagnostic> dataloader_call_diagnostics(std::string_view text) {
+  uint32_t callee = static_cast<uint32_t>(text.find("DataLoader(ds"));
+  uint32_t close = static_cast<uint32_t>(text.find("64)") + 2);
+  Diagnostic dl001;
+  dl001.code = "DL001";
+  dl001.message = "`DataLoader` has no worker processes";
+  dl001.start = callee;
+  dl001.end = callee + 10;
+  dl001.fix = Fix{Applicability::Unsafe, "Set `num_workers=4`", {{close, close, ", num_workers=4"}}};
+  Diagnostic dl002 = dl001;
+  dl002.code = "DL002";
+  dl002.message = "`DataLoader` batches are copied from pageable memory";
+  dl002.fix = Fix{Applicability::Safe, "Add `pin_memory=True`", {{close, close, ", pin_memory=True"}}};
+  return {dl001, dl002};
+}
 
 inline std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
