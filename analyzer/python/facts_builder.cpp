@@ -38,6 +38,27 @@ const std::set<std::string_view> kSameDeviceMethods = {
     "clone", "view_as", "expand", "expand_as", "repeat", "squeeze_", "unsqueeze_", "requires_grad_",
     "type_as"};
 
+// DEV003: methods that return a new tensor on the receiver's device computed from the receiver
+// alone (casts, layout, masking with a scalar): a CPU creation stays a fresh host tensor
+// through them, so `torch.triu(...).float().masked_fill(m == 0, v)` then `.cuda()` is still
+// "created on the CPU, then moved".
+const std::set<std::string_view> kHostTransforms = {
+    "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
+    "masked_fill", "transpose", "t", "permute", "view", "reshape", "unsqueeze", "squeeze",
+    "contiguous", "clone", "expand", "repeat", "flip", "triu", "tril", "flatten"};
+const std::set<std::string_view> kDtypeCasts = {"float", "double", "half", "bfloat16", "long",
+                                                "int",   "short",  "bool", "byte",     "char"};
+// Torch functions that return a new tensor on their first argument's device.
+const std::set<std::string> kHostTransformFunctions = {"torch.triu", "torch.tril", "torch.flip",
+                                                       "torch.transpose", "torch.t"};
+// The legacy typed constructors (torch/__init__.py, "legacy tensor constructors"): they
+// allocate on the CPU and take no device= (torch.cuda.FloatTensor is their CUDA twin), so a
+// DEV003 on one is reported without a fix.
+const std::set<std::string> kLegacyConstructors = {
+    "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor",
+    "torch.BFloat16Tensor", "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor",
+    "torch.IntTensor", "torch.LongTensor", "torch.BoolTensor"};
+
 // Calls whose result no longer holds the autograd graph.
 const std::set<std::string_view> kDetaching = {
     "item", "detach", "detach_", "tolist", "numpy",
@@ -1938,70 +1959,182 @@ class Builder {
   }
 
   // ---- DEV003 -----------------------------------------------------------------------
-  // `noise = torch.randn(b, 100)` then `noise = noise.to(device)` in the same iteration, with
-  // no other use of the name between them: the same host allocation and copy as
-  // `torch.randn(b, 100).to(device)`. Reported at the creation; the fix creates it there with
-  // `device=` (the later move then returns the tensor itself: Tensor.to docs, "if self already
-  // has the correct device, self is returned").
-  void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s) {
+  // A tensor freshly allocated on the host by `e`: a factory call without device= or a legacy
+  // typed constructor, possibly through kHostTransforms methods, kHostTransformFunctions or a
+  // comparison with a number (`torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`). Sets
+  // `factory` to the allocating call. False for anything else (unknown stays silent).
+  // With `casts_only`, only dtype casts may follow the allocation (`torch.tensor(x).float()`
+  // is the creation with another dtype): what a one-expression `... .to(device)` reports.
+  bool host_creation(TSNode e, const Scope* s, TSNode& factory, bool casts_only = false,
+                     int depth = 0) const {
+    if (depth > 16) return false;
+    e = unparen(e);
+    for (int i = 0; i < 32 && is(e, "call") &&
+                    (casts_only ? kDtypeCasts : kHostTransforms).count(method_name(e, src_));
+         ++i) {
+      auto fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
+      if (fq && starts_with(*fq, "torch.")) break;
+      TSNode r = receiver(e);
+      if (is_null(r)) return false;
+      e = unparen(r);
+    }
+    if (is(e, "comparison_operator") && !casts_only) {
+      auto ops = named_children(e);
+      if (ops.size() != 2) return false;
+      auto number = [](TSNode n) { n = unparen(n); return is(n, "integer") || is(n, "float"); };
+      if (number(ops[1])) return host_creation(ops[0], s, factory, false, depth + 1);
+      if (number(ops[0])) return host_creation(ops[1], s, factory, false, depth + 1);
+      return false;
+    }
+    if (!is(e, "call")) return false;
+    auto q = m_.callee_name(e, s);
+    if (!q) return false;
+    if (kFactories.count(*q) || kLegacyConstructors.count(*q)) {
+      if (!is_null(keyword_arg(e, "device", src_))) return false;
+      factory = e;
+      return true;
+    }
+    if (kHostTransformFunctions.count(*q) && !casts_only) {
+      if (!is_null(keyword_arg(e, "out", src_))) return false;
+      auto a = positional_args(e);
+      return !a.empty() && host_creation(a[0], s, factory, false, depth + 1);
+    }
+    return false;
+  }
+
+  // `x = x.float().masked_fill(x == 0, v)`: the name transformed into itself out of place.
+  bool transform_of_name(TSNode e, std::string_view name) const {
+    e = unparen(e);
+    int steps = 0;
+    for (; steps < 32 && is(e, "call") && kHostTransforms.count(method_name(e, src_)); ++steps) {
+      TSNode r = receiver(e);
+      if (is_null(r)) return false;
+      e = unparen(r);
+    }
+    return steps > 0 && is(e, "identifier") && t(e) == name;
+  }
+
+  // True when the move `move`, inside statement `stmt`, runs whenever `stmt` runs: every
+  // `a if c else b` on the way has a condition whose values (through the file's call sites,
+  // `use_gpu=True` never passed False) all pick the move's side. Any other way to skip it
+  // (`and`/`or`, a lambda, a comprehension) or an undecidable condition: false.
+  bool move_unconditional(TSNode move, TSNode stmt, const Scope* s) const {
+    TSNode child = move;
+    for (TSNode p = m_.parent(move); !is_null(p) && !same(child, stmt); child = p, p = m_.parent(p)) {
+      if (is(p, "boolean_operator") || is(p, "lambda") || is(p, "list_comprehension") ||
+          is(p, "generator_expression") || is(p, "dictionary_comprehension") ||
+          is(p, "set_comprehension"))
+        return false;
+      if (!is(p, "conditional_expression")) continue;
+      auto parts = named_children(p);  // [consequence, condition, alternative]
+      if (parts.size() != 3 || same(child, parts[1])) return false;
+      auto vs = m_.evaluate(parts[1], s);
+      std::optional<bool> truth;
+      for (const Value& v : vs) {
+        bool b;
+        switch (v.kind) {
+          case Value::Kind::Bool: b = v.b; break;
+          case Value::Kind::Int: b = v.i != 0; break;
+          case Value::Kind::Str: b = !v.s.empty(); break;
+          case Value::Kind::None: b = false; break;
+          default: return false;
+        }
+        if (truth && *truth != b) return false;
+        truth = b;
+      }
+      if (!truth || *truth != same(child, parts[0])) return false;
+    }
+    return true;
+  }
+
+  // The device a move sends its receiver to, as source text for a `device=` argument:
+  // "\"cuda\"" for `.cuda()`, the argument of `.to(dev)` when every value of `dev` is a device
+  // string and one of them not the CPU. nullopt: not a move to an accelerator gpulint can see.
+  std::optional<std::string> move_device(TSNode move, const Scope* s) const {
     std::string_view meth = method_name(move, src_);
+    if (meth == "cuda") {
+      if (!args_of(move).empty()) return std::nullopt;
+      return std::string("\"cuda\"");
+    }
+    auto a = positional_args(move);
+    TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
+    if (is_null(dev)) return std::nullopt;
+    for (auto x : args_of(move))
+      if (!same(x, dev) && !(is(x, "keyword_argument") && t(field(x, "name")) == "non_blocking"))
+        return std::nullopt;
+    auto vs = m_.evaluate(dev, s);
+    bool accel = false;
+    for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
+    if (!values_known_devices(vs) || !accel) return std::nullopt;
+    return std::string(t(dev));
+  }
+
+  // `device=<text>` added to the allocating call (empty for a legacy constructor: it has none).
+  std::vector<Edit> device_argument_fix(TSNode factory, const Scope* s, const std::string& device) const {
+    auto q = m_.callee_name(factory, s);
+    if (!q || !kFactories.count(*q)) return {};
+    TSNode fargs = field(factory, "arguments");
+    if (!is(fargs, "argument_list")) return {};
+    auto fch = named_children(fargs);
+    if (fch.empty()) return {{start(fargs) + 1, start(fargs) + 1, "device=" + device}};
+    return {{end(fch.back()), end(fch.back()), ", device=" + device}};
+  }
+
+  // `noise = torch.randn(b, 100)` then `noise = noise.to(device)` in the same iteration, or
+  // `m = torch.triu(torch.ones(n, n) == 1)`, `m = m.float().masked_fill(m == 0, v)`,
+  // `m = m.cuda() if use_gpu else m`: every statement of the block between the creation and
+  // the move that touches the name rebinds it to an out-of-place transform of itself, so the
+  // same host allocation and copy as `torch.randn(b, 100).to(device)`. Reported at the creation;
+  // the fix creates it there with `device=` (the later move then returns the tensor itself:
+  // Tensor.to docs, "if self already has the correct device, self is returned").
+  void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s) {
     // The statement holding the move, and its block.
     TSNode stmt = move;
     while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block")) stmt = m_.parent(stmt);
     TSNode block = m_.parent(stmt);
     if (!is(block, "block")) return;
-    // The nearest earlier statement of the block that mentions the name must bind it to a
-    // factory call: then that creation is what reaches the move (nothing between touches it,
-    // so a buffer filled on the host before the move is never reported).
+    // Walking back from the move, each earlier statement of the block that mentions the name
+    // must rebind it: to a transform of itself (keep walking) or to a host creation (found).
+    // Anything else touching it — `buf[idx] = 1`, `buf.fill_(v)`, `f(buf)` — stays silent, so a
+    // buffer filled on the host before the move is never reported.
     TSNode creation{};
     std::vector<TSNode> before;
     for (auto ch : named_children(block)) {
       if (same(ch, stmt)) break;
       before.push_back(ch);
     }
+    std::string nm(t(name));
     for (auto it = before.rbegin(); it != before.rend(); ++it) {
-      if (!mentions(*it, std::string(t(name)))) continue;
+      if (!mentions(*it, nm)) continue;
       if (!is(*it, "expression_statement") || named_count(*it) != 1) return;
       TSNode asg = named(*it, 0);
       if (!is(asg, "assignment") || !is(unparen(field(asg, "left")), "identifier") ||
-          t(unparen(field(asg, "left"))) != t(name))
+          t(unparen(field(asg, "left"))) != nm)
         return;
-      creation = unparen(field(asg, "right"));
+      TSNode rhs = unparen(field(asg, "right"));
+      if (transform_of_name(rhs, nm)) continue;
+      creation = rhs;
       break;
     }
-    if (!is(creation, "call") || mentions(creation, std::string(t(name)))) return;
-    auto q = m_.callee_name(creation, s);
-    if (!q || !kFactories.count(*q) || !is_null(keyword_arg(creation, "device", src_))) return;
+    if (is_null(creation) || mentions(creation, nm)) return;
+    TSNode factory{};
+    if (!host_creation(creation, s, factory)) return;
     if (dead(creation)) return;
     if (!in_loop_within_function(move) && !in_module_forward(move)) return;
+    if (!move_unconditional(move, stmt, s)) return;
+    auto device = move_device(move, s);
+    if (!device) return;
     if (!created_moved_.insert(creation.id).second) return;
-    std::string device_text;
-    auto a = positional_args(move);
-    if (meth == "cuda") {
-      if (!args_of(move).empty()) return;
-      device_text = "\"cuda\"";
-    } else {
-      TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
-      if (is_null(dev) || args_of(move).size() != 1) return;
-      auto vs = m_.evaluate(dev, s);
-      bool accel = false;
-      for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
-      if (!values_known_devices(vs) || !accel) return;
-      device_text = std::string(t(dev));
-    }
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
-    f.factory = *q;
-    TSNode fargs = field(creation, "arguments");
-    if (is(fargs, "argument_list")) {
-      auto fch = named_children(fargs);
-      if (fch.empty()) f.fix.push_back({start(fargs) + 1, start(fargs) + 1, "device=" + device_text});
-      else f.fix.push_back({end(fch.back()), end(fch.back()), ", device=" + device_text});
-    }
+    auto q = m_.callee_name(factory, s);
+    f.factory = q ? *q : std::string(t(field(factory, "function")));
+    f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
   std::unordered_set<const void*> created_moved_;
 
+  // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`.
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
@@ -2014,39 +2147,34 @@ class Builder {
         continue;
       }
       if (!is(r, "call")) continue;
-      auto q = m_.callee_name(r, s);
-      if (!q || !kFactories.count(*q)) continue;
-      if (!is_null(keyword_arg(r, "device", src_))) continue;
+      TSNode factory{};
+      if (!host_creation(r, s, factory, /*casts_only=*/true)) continue;
       if (!in_loop_within_function(c) && !in_module_forward(c)) continue;
-      std::string device_text;
-      auto a = positional_args(c);
-      bool simple = true;
-      if (meth == "cuda") {
-        if (!a.empty() || !args_of(c).empty()) simple = false;
-        device_text = "\"cuda\"";
-      } else {
+      TSNode stmt = c;
+      while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
+        stmt = m_.parent(stmt);
+      if (!move_unconditional(c, stmt, s)) continue;
+      std::optional<std::string> device = move_device(c, s);
+      bool simple = device.has_value();
+      if (!device && meth != "cuda") {
+        // `.to(device, dtype)` and friends: still a move when the device is an accelerator, but
+        // the fix cannot simply drop the call.
+        auto a = positional_args(c);
         TSNode dev = a.empty() ? keyword_arg(c, "device", src_) : a[0];
         if (is_null(dev)) continue;
         auto vs = m_.evaluate(dev, s);
-        // Every value a device string, at least one of them not the CPU (cuda, mps, xpu).
         bool accel = false;
         for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
         if (!values_known_devices(vs) || !accel) continue;
-        device_text = std::string(t(dev));
-        for (auto x : args_of(c))
-          if (!same(x, dev) && !(is(x, "keyword_argument") && t(field(x, "name")) == "non_blocking")) simple = false;
       }
+      if (meth == "cuda" && !args_of(c).empty()) simple = false;
       CreatedThenMoved f;
       f.expression = {start(c), end(c)};
-      f.factory = *q;
+      auto q = m_.callee_name(factory, s);
+      f.factory = q ? *q : std::string(t(field(factory, "function")));
       if (simple) {
-        TSNode fargs = field(r, "arguments");
-        auto fch = is(fargs, "argument_list") ? named_children(fargs) : std::vector<TSNode>{};
-        if (is(fargs, "argument_list")) {
-          if (fch.empty()) f.fix.push_back({start(fargs) + 1, start(fargs) + 1, "device=" + device_text});
-          else f.fix.push_back({end(fch.back()), end(fch.back()), ", device=" + device_text});
-          f.fix.push_back({end(r), end(c), ""});
-        }
+        f.fix = device_argument_fix(factory, s, *device);
+        if (!f.fix.empty()) f.fix.push_back({end(r), end(c), ""});
       }
       facts_.created_then_moved.push_back(std::move(f));
     }
