@@ -462,6 +462,7 @@ class Builder {
         add_model(rcv, s, seen);
       });
     }
+    find_manually_trained_models(seen);
     // Placement anywhere in the file through any name that held the model.
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
@@ -494,6 +495,65 @@ class Builder {
       f.placed = mi.placed || managed_ || mi.opaque;
       facts_.models.push_back(f);
     }
+  }
+
+  // Models trained without a torch.optim optimizer: a hand-written update of their parameters
+  // from their gradients (`for p in model.parameters(): p -= lr * p.grad`,
+  // `p.data.add_(p.grad, alpha=-lr)`, `p.data = p.data - lr * p.grad`, also over
+  // `named_parameters()`). Such a loop is what `optimizer.step()` does for torch.optim.SGD.
+  void find_manually_trained_models(std::unordered_set<const void*>& seen) {
+    for (TSNode loop : m_.loops()) {
+      if (!is(loop, "for_statement") || dead(loop)) continue;
+      TSNode it = unparen(field(loop, "right"));
+      if (!is(it, "call") || !args_of(it).empty()) continue;
+      std::string_view meth = method_name(it, src_);
+      TSNode var = unparen(field(loop, "left"));
+      if (meth == "named_parameters" && (is(var, "pattern_list") || is(var, "tuple_pattern")) &&
+          named_count(var) == 2)
+        var = unparen(named(var, 1));
+      else if (meth != "parameters")
+        continue;
+      if (!is(var, "identifier")) continue;
+      std::string param(t(var));
+      bool updates = false;
+      visit(field(loop, "body"), [&](TSNode n) { updates = updates || manual_update(n, param); });
+      TSNode rcv = receiver(it);
+      if (!updates || is_null(rcv)) continue;
+      add_model(rcv, m_.scope_of(it), seen);
+    }
+  }
+
+  // True when `n` updates parameter `p` in place from its gradient: `p -= e`, `p.data -= e`,
+  // `p.data = e`, `p.add_(e)` / `p.data.sub_(e)` / `copy_` / `addcdiv_` / `addcmul_`, where `e`
+  // reads `p.grad`.
+  bool manual_update(TSNode n, const std::string& p) const {
+    auto is_param = [&](TSNode x, bool allow_bare) {
+      x = unparen(x);
+      if (is(x, "identifier")) return allow_bare && t(x) == p;
+      if (!is(x, "attribute") || t(field(x, "attribute")) != "data") return false;
+      TSNode o = unparen(field(x, "object"));
+      return is(o, "identifier") && t(o) == p;
+    };
+    auto reads_grad = [&](TSNode e) {
+      bool g = false;
+      visit(e, [&](TSNode x) {
+        if (!is(x, "attribute") || t(field(x, "attribute")) != "grad") return;
+        TSNode o = unparen(field(x, "object"));
+        if (is(o, "identifier") && t(o) == p) g = true;
+      });
+      return g;
+    };
+    if (is(n, "augmented_assignment"))
+      return is_param(field(n, "left"), true) && reads_grad(field(n, "right"));
+    if (is(n, "assignment"))
+      return is_param(field(n, "left"), false) && !is_null(field(n, "right")) && reads_grad(field(n, "right"));
+    if (is(n, "call")) {
+      static const std::set<std::string_view> kInPlace = {"add_", "sub_", "copy_", "addcdiv_", "addcmul_"};
+      TSNode r = receiver(n);
+      return kInPlace.count(method_name(n, src_)) && !is_null(r) && is_param(r, true) &&
+             reads_grad(field(n, "arguments"));
+    }
+    return false;
   }
 
   // The name a placement or argument refers to: `model` or `self.model` -> "model".
@@ -1374,7 +1434,13 @@ class Builder {
         if (is(a, "keyword_argument")) v = field(a, "value");
         else if (is(a, "list_splat") || is(a, "dictionary_splat")) v = named(a, 0);
         v = unparen(v);
-        if (!(is(v, "identifier") || is(v, "subscript") || is(v, "attribute"))) continue;
+        // A batch tensor, possibly through same-device casts (`model(batch["X"].float())`).
+        TSNode base = v;
+        for (int i = 0; i < 16 && is(base, "call") && kSameDeviceMethods.count(method_name(base, src_)) &&
+                        !is_null(receiver(base));
+             ++i)
+          base = unparen(receiver(base));
+        if (!(is(base, "identifier") || is(base, "subscript") || is(base, "attribute"))) continue;
         auto cst = classify(v, s, st);
         if (!cst || *cst != State::Unmoved) continue;
         TSNode root = root_identifier(v);
