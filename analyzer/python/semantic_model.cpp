@@ -528,6 +528,9 @@ std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scop
             "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed"};
         if (kBuiltins.count(name)) return "builtins." + std::string(name);
         const Scope* ms = module_scope();
+        // `from utils import *` re-exporting `torch` in a file that imports torch's submodules
+        // itself (`import torch.nn as nn`): the name `torch` is the torch package.
+        if (name == "torch" && imports_torch_ && !ms->star_imports.empty()) return "torch";
         if (ms->star_imports.size() == 1) return ms->star_imports[0] + "." + std::string(name);
         if (!ms->star_imports.empty()) return std::nullopt;
         return "builtins." + std::string(name);
