@@ -173,6 +173,9 @@ class Builder {
   };
   std::vector<ModelInfo> models_;
   std::optional<std::vector<std::pair<TSNode, std::vector<int>>>> loader_loops_;
+  /// Loaders drawn with next() inside a loop whose header iterates another loader (an OOD or
+  /// unlabeled loader beside the training one), by loop; filled with loader_loops_.
+  std::vector<std::pair<TSNode, std::vector<int>>> drawn_beside_header_;
 
   std::string_view t(TSNode n) const { return text(n, src_); }
   std::optional<std::string> qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
@@ -1545,8 +1548,16 @@ class Builder {
         if (dead(loop)) continue;
         std::vector<int> indices;
         if (is(loop, "for_statement")) indices = loader_indices_for(field(loop, "right"), m_.scope_of(loop));
-        if (indices.empty())
-          if (auto it = drawn.find(loop.id); it != drawn.end()) indices = it->second;
+        if (auto it = drawn.find(loop.id); it != drawn.end()) {
+          if (indices.empty()) {
+            indices = it->second;
+          } else {
+            std::vector<int> beside;
+            for (int li : it->second)
+              if (std::find(indices.begin(), indices.end(), li) == indices.end()) beside.push_back(li);
+            if (!beside.empty()) drawn_beside_header_.emplace_back(loop, std::move(beside));
+          }
+        }
         if (!indices.empty()) loader_loops_->emplace_back(loop, std::move(indices));
       }
     }
@@ -1560,7 +1571,10 @@ class Builder {
     bool skipped = false;  // placement is managed or the data is already on the GPU
     std::set<const ModelInfo*> models_called;
   };
-  LoopWalk walk_loader_loop(TSNode loop, const std::vector<int>& indices) {
+  // With `drawn_only`, the header's batches are not followed (only next() draws are), and the
+  // walk reports no DEV002 (the walk of the header's loaders already saw the same statements):
+  // what it tells is whether the drawn batches are copied to CUDA.
+  LoopWalk walk_loader_loop(TSNode loop, const std::vector<int>& indices, bool drawn_only = false) {
     const Scope* s = m_.scope_of(loop);
     TSNode right = field(loop, "right");
     bool on_cuda = false, managed = false;
@@ -1576,7 +1590,8 @@ class Builder {
       if (el.size() == 2) batch_pattern = el[1];
     }
     std::vector<TSNode> ids;
-    if (is(loop, "for_statement") && !loader_indices_for(right, s).empty()) collect_identifiers(batch_pattern, ids);
+    if (!drawn_only && is(loop, "for_statement") && !loader_indices_for(right, s).empty())
+      collect_identifiers(batch_pattern, ids);
     for (auto id : ids) {
       st.names[std::string(t(id))] = State::Unmoved;
       st.ever.insert(std::string(t(id)));
@@ -1586,7 +1601,7 @@ class Builder {
     w.skipped = managed_ || on_cuda || managed;
     std::size_t before = facts_.unmoved_batches.size();
     walk_block(field(loop, "body"), s, st, ctx, false);
-    if (w.skipped) facts_.unmoved_batches.resize(before);
+    if (w.skipped || drawn_only) facts_.unmoved_batches.resize(before);
     w.copied_to_cuda = st.copied_to_cuda;
     w.models_called = std::move(ctx.models_called);
     return w;
@@ -1600,6 +1615,12 @@ class Builder {
       LoopWalk w = walk_loader_loop(loop, indices);
       if (w.copied_to_cuda)
         for (int li : indices) facts_.loaders[li].batches_copied_to_cuda = true;
+    }
+    // `ood_data = next(ood_iterator)[0].cuda()` in `for data, labels in train_loader:`.
+    for (const auto& [loop, beside] : drawn_beside_header_) {
+      LoopWalk w = walk_loader_loop(loop, beside, /*drawn_only=*/true);
+      if (w.copied_to_cuda)
+        for (int li : beside) facts_.loaders[li].batches_copied_to_cuda = true;
     }
     analyse_kept_tensors();
   }
