@@ -340,7 +340,13 @@ class Builder {
   bool is_opaque_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
     auto q = m_.callee_name(call, s);
-    return q && !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
+    if (!q) {
+      // `Head(...)` from one of several star imports (`from models import *`): unresolvable,
+      // but not the file's own code either.
+      TSNode fn = unparen(field(call, "function"));
+      return is(fn, "identifier") && !m_.lookup(t(fn), s) && !m_.module_scope()->star_imports.empty();
+    }
+    return !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
   }
 
   bool is_module_constructor(TSNode call, const Scope* s) const {
@@ -1783,12 +1789,24 @@ class Builder {
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
       if (is(p, "lambda") || is(p, "class_definition")) return false;
       if (is(p, "function_definition")) {
+        // A function that itself back-propagates (a `train()` method that also validates)
+        // runs with autograd on: under no_grad its loss.backward() would raise.
+        if (backprops_outside_no_grad(p)) return true;
         for (const auto& site : m_.call_sites(p))
           if (!dead(site.node) && runs_with_grad(site.node, depth + 1)) return true;
         return false;
       }
     }
     return true;
+  }
+
+  bool backprops_outside_no_grad(TSNode function_definition) {
+    bool found = false;
+    visit(field(function_definition, "body"), [&](TSNode n) {
+      if (found || !is(n, "call") || method_name(n, src_) != "backward" || is_null(receiver(n))) return;
+      if (!under_no_grad(n) && !dead(n)) found = true;
+    });
+    return found;
   }
 
   bool grad_maybe_disabled_() {
@@ -1858,6 +1876,11 @@ class Builder {
       if (is_criterion(fn, s)) return true;
       const ModelInfo* mi = model_for_callee(fn, s);
       if (mi) return true;
+      // torch functions of an attached tensor are attached (`torch.sqrt(loss_fn(out, y))`,
+      // `torch.mean(losses_t)`), except those whose results carry no graph (argmax, eq, ...).
+      if (q && starts_with(*q, "torch.") && !kDetaching.count(std::string_view(*q).substr(q->rfind('.') + 1)))
+        for (auto a : positional_args(e))
+          if (attached(a, s, att)) return true;
       return false;
     }
     return false;
