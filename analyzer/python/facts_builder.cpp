@@ -349,6 +349,45 @@ class Builder {
     return !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
   }
 
+  // An nn.Module class imported from the project (`from transformer import Transformer`;
+  // `Transformer(...)`) whose constructor is given nothing that names a device: modules are
+  // created on the CPU (torch.nn.Module parameters default to the CPU), and a constructor that
+  // moves its own module with no device argument is rare. Factories (`get_model(args)`,
+  // lowercase), `torch.load`, and constructors given a device / config may have placed it.
+  bool unplaced_imported_class(TSNode call, const Scope* s) const {
+    // `self.network = MyNetwork(cfg)`: a submodule; whoever builds the outer module may move it.
+    for (TSNode p = m_.parent(call); !is_null(p) && !is(p, "block") && !is(p, "module"); p = m_.parent(p))
+      if (is(p, "assignment") && !is(unparen(field(p, "left")), "identifier")) return false;
+    for (TSNode p = m_.parent(call); !is_null(p); p = m_.parent(p))
+      if (is(p, "class_definition")) return false;
+    TSNode fn = unparen(field(call, "function"));
+    std::string_view last = is(fn, "attribute") ? t(field(fn, "attribute")) : t(fn);
+    if (!(is(fn, "identifier") || is(fn, "attribute")) || last.empty() || !std::isupper(static_cast<unsigned char>(last[0])))
+      return false;
+    bool all_caps = std::all_of(last.begin(), last.end(), [](char c) { return !std::islower(static_cast<unsigned char>(c)); });
+    if (all_caps) return false;
+    auto q = m_.callee_name(call, s);
+    if (q && (starts_with(*q, "torch.") || starts_with(*q, "transformers.") || starts_with(*q, "timm.") ||
+              starts_with(*q, "torchvision.")))
+      return false;
+    for (auto a : args_of(call)) {
+      if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
+      TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+      if (is(a, "keyword_argument") && t(field(a, "name")).find("device") != std::string_view::npos) return false;
+      bool names_device = false;
+      visit(v, [&](TSNode n) {
+        if (!is(n, "identifier")) return;
+        std::string_view id = t(n);
+        if (id.find("device") != std::string_view::npos || id.find("cuda") != std::string_view::npos ||
+            id.find("gpu") != std::string_view::npos || id == "args" || id == "opt" || id == "config" ||
+            id == "cfg" || id == "configs" || id == "hparams" || id == "opts")
+          names_device = true;
+      });
+      if (names_device) return false;
+    }
+    return true;
+  }
+
   bool is_module_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
     auto q = m_.callee_name(call, s);
@@ -686,7 +725,7 @@ class Builder {
       }
       seen.insert(creation.id);
       info.origin = creation;
-      info.opaque = opaque;
+      info.opaque = opaque && !unplaced_imported_class(creation, o.scope);
       info.placed = placed || built_with_device(creation);
       collect_names(expr, s, info);
       // The name bound to the creation statement.
