@@ -25,7 +25,9 @@ on the CPU like any `nn.Module` and is reported when nothing moves it. Models bu
 gpulint cannot see the placement may have been placed there and are not reported: a factory
 (`build_model(...)`), `torch.load`, a constructor given a device or the run's configuration
 (`Net(device=d)`, `Net(args)`, `Net(cfg)`), or a submodule of a class (`self.net = Net()`: whoever
-builds the outer module may move it).
+builds the outer module may move it). A move of the name that runs before the model bound to
+it is created (an earlier statement of the same block, outside loops: a notebook that moves
+`model` and then rebinds `model = Net()`) does not place that model.
 
 ## Why is this bad
 Training silently runs on the CPU, typically tens of times slower, while the GPU idles.

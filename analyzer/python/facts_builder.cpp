@@ -477,6 +477,22 @@ class Builder {
     return false;
   }
 
+  // True when the placement `call` (of the plain name `r`) runs before the model `mi` is
+  // created and never after it: both are statements of the same block, outside any loop, the
+  // placement first (a notebook that moves `model`, then rebinds `model = Net()` and trains that).
+  bool placement_precedes_creation(TSNode call, TSNode r, const ModelInfo& mi) const {
+    if (!is(unparen(r), "identifier") || is_null(mi.origin)) return false;
+    auto statement_of = [&](TSNode n) {
+      while (!is_null(m_.parent(n)) && !is(m_.parent(n), "block") && !is(m_.parent(n), "module")) n = m_.parent(n);
+      return n;
+    };
+    TSNode ps = statement_of(call), cs = statement_of(mi.origin);
+    if (is_null(m_.parent(ps)) || !same(m_.parent(ps), m_.parent(cs)) || end(ps) > start(cs)) return false;
+    for (TSNode p = m_.parent(ps); !is_null(p) && !is_def(p); p = m_.parent(p))
+      if (is(p, "for_statement") || is(p, "while_statement")) return false;
+    return true;
+  }
+
   void record_placement(TSNode call, const Scope* s, ModelInfo& info) const {
     info.placed = true;
     std::string_view meth = method_name(call, src_);
@@ -520,7 +536,7 @@ class Builder {
       if (name.empty()) continue;
       const Scope* s = m_.scope_of(c);
       for (auto& mi : models_)
-        if (mi.names.count(name)) record_placement(c, s, mi);
+        if (mi.names.count(name) && !placement_precedes_creation(c, r, mi)) record_placement(c, s, mi);
     }
     // A model handed to another function may be placed there.
     for (TSNode c : m_.calls()) {
