@@ -798,10 +798,37 @@ class Builder {
     return nullptr;
   }
 
+  // The objects whose call results the file back-propagates (`loss = criterion(out, y)` then
+  // `loss.backward()`): custom criteria (`criterion = LabelSmoothing()`) are losses too. Node
+  // ids of the callees' origins, computed once.
+  const std::unordered_set<const void*>& backprop_callee_origins() const {
+    if (backprop_callees_) return *backprop_callees_;
+    backprop_callees_.emplace();
+    for (TSNode c : m_.calls()) {
+      if (method_name(c, src_) != "backward") continue;
+      TSNode r = unparen(receiver(c));
+      if (!is(r, "identifier")) continue;
+      const Scope* s = m_.scope_of(c);
+      const auto* bs = m_.lookup(t(r), s);
+      if (!bs) continue;
+      for (const Binding& b : *bs) {
+        TSNode v = unparen(b.value);
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(v, "call")) continue;
+        TSNode fn = unparen(field(v, "function"));
+        if (!is(fn, "identifier") && !is(fn, "attribute")) continue;
+        for (const auto& o : m_.origins(fn, m_.scope_of(v)))
+          if (is(o.node, "call")) backprop_callees_->insert(o.node.id);
+      }
+    }
+    return *backprop_callees_;
+  }
+  mutable std::optional<std::unordered_set<const void*>> backprop_callees_;
+
   bool is_criterion(TSNode callee, const Scope* s) const {
     auto q = m_.qualified_name(callee, s);
     if (q && starts_with(*q, "torch.nn.functional.")) return kLossFunctions.count(q->substr(20)) > 0;
     for (const auto& o : m_.origins(callee, s)) {
+      if (is(o.node, "call") && backprop_callee_origins().count(o.node.id)) return true;
       if (!is(o.node, "call")) continue;
       auto cq = m_.callee_name(o.node, o.scope);
       if (cq && starts_with(*cq, "torch.nn.") && cq->size() > 4 && cq->compare(cq->size() - 4, 4, "Loss") == 0)
