@@ -16,8 +16,10 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds training loops (loops that call `backward()`) that keep a graph-attached tensor — a
 loss, a model output, arithmetic on them — in something that outlives the iteration:
-`losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`. A sum of attached
-tensors is attached too (`epoch_loss += loss` then `history.append(epoch_loss)`).
+`losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`,
+`history["train"].append(loss)`. A sum of attached tensors is attached too (`epoch_loss += loss`
+then `history.append(epoch_loss)`), also when a function of the file returns it to an epoch
+loop (`train_loss, acc = self._train_epoch()` then `self.loss["train"].append(train_loss)`).
 
 It also finds evaluation loops that call a model and can run with autograd on: not under
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once

@@ -1920,6 +1920,57 @@ class Builder {
     return found;
   }
 
+  // Per element of what a function of this file returns (`return train_loss, train_metric`):
+  // true for a name that the function accumulates from back-propagated losses in a training
+  // loop (`train_loss += loss` beside `loss.backward()`), so the caller gets an attached sum.
+  // Empty when the function is unknown or returns differently shaped values.
+  std::vector<bool> attached_returns(TSNode def) const {
+    if (is_null(def)) return {};
+    auto values = m_.returned_values(def);
+    if (values.empty()) return {};
+    std::vector<bool> out;
+    for (TSNode v : values) {
+      v = unparen(v);
+      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
+      if (!out.empty() && out.size() != elems.size()) return {};
+      out.resize(elems.size(), false);
+      for (std::size_t i = 0; i < elems.size(); ++i)
+        if (is(unparen(elems[i]), "identifier") && accumulates_backprop_loss(def, t(unparen(elems[i])))) out[i] = true;
+    }
+    return out;
+  }
+
+  bool accumulates_backprop_loss(TSNode def, std::string_view name) const {
+    bool found = false;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (found || !is(n, "augmented_assignment")) return;
+      TSNode left = unparen(field(n, "left"));
+      TSNode right = unparen(field(n, "right"));
+      std::string_view op = t(ts_node_child_by_field_name(n, "operator", 8));
+      if ((op != "+=" && op != "-=") || !is(left, "identifier") || t(left) != name || !is(right, "identifier")) return;
+      TSNode loop = innermost_loop(n);
+      if (is_null(loop) || under_no_grad(n)) return;
+      visit(field(loop, "body"), [&](TSNode c) {
+        if (!is(c, "call") || method_name(c, src_) != "backward") return;
+        TSNode r = unparen(receiver(c));
+        if (is(r, "identifier") && t(r) == t(right)) found = true;
+      });
+    });
+    return found;
+  }
+
+  // A loop that calls a function of this file returning an attached sum (an epoch loop over
+  // `train_loss = self._train_epoch()`): what it keeps of that result outlives the epoch.
+  bool calls_attached_returner(TSNode loop) const {
+    bool found = false;
+    visit(field(loop, "body"), [&](TSNode n) {
+      if (found || !is(n, "call")) return;
+      auto r = attached_returns(m_.resolve_local_function(n, m_.scope_of(n)));
+      found = std::find(r.begin(), r.end(), true) != r.end();
+    });
+    return found;
+  }
+
   bool loop_backprops(TSNode loop) const {
     bool found = false;
     visit(field(loop, "body"), [&](TSNode n) {
@@ -2005,7 +2056,8 @@ class Builder {
   void analyse_kept_tensors() {
     std::set<uint32_t> reported;
     for (TSNode loop : m_.loops()) {
-      if (dead(loop) || (!loop_backprops(loop) && !eval_loop_with_grad(loop))) continue;
+      if (dead(loop) || (!loop_backprops(loop) && !eval_loop_with_grad(loop) && !calls_attached_returner(loop)))
+        continue;
       const Scope* s = m_.scope_of(loop);
       std::set<std::string> att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
@@ -2064,6 +2116,14 @@ class Builder {
                 collect_identifiers(left, ids);
                 for (auto id : ids) att.erase(std::string(t(id)));
               }
+              // `train_loss, acc = self._train_epoch()` where that method returns an attached sum.
+              if (is(unparen(right), "call")) {
+                auto returned = attached_returns(m_.resolve_local_function(unparen(right), s));
+                auto elems = is(left, "identifier") ? std::vector<TSNode>{left} : named_children(left);
+                if (returned.size() == elems.size())
+                  for (std::size_t i = 0; i < elems.size(); ++i)
+                    if (returned[i] && is(unparen(elems[i]), "identifier")) att.insert(std::string(t(unparen(elems[i]))));
+              }
             } else if (is(ch, "augmented_assignment")) {
               TSNode left = unparen(field(ch, "left"));
               TSNode right = field(ch, "right");
@@ -2113,6 +2173,8 @@ class Builder {
 
   bool container_outside(TSNode cont, const Scope* s, TSNode loop) const {
     cont = unparen(cont);
+    // `history["train"].append(loss)`: an entry of a container that outlives the iteration.
+    for (int i = 0; i < 8 && is(cont, "subscript"); ++i) cont = unparen(field(cont, "value"));
     if (is(cont, "identifier")) return bound_outside_only(t(cont), s, loop, TSNode{});
     if (is(cont, "attribute")) {
       TSNode o = unparen(field(cont, "object"));
