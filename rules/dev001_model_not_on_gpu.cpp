@@ -14,8 +14,10 @@ constexpr RuleInfo kInfo{
     "A script that means to train on the GPU never moves its model there",
     Severity::Warning, true, true, FixSafety::Unsafe,
     R"md(## What it does
-Finds models (the modules whose parameters an optimizer updates, or a hand-written update
-such as `for p in model.parameters(): p -= lr * p.grad`) that are never moved with
+Finds models (the modules whose parameters an optimizer updates — also through parameter
+groups of submodules, `[{"params": net.fc.parameters()}, ...]`, a list of the trainable ones
+held in a name, or an optimizer built in a helper function — or a hand-written update such as
+`for p in model.parameters(): p -= lr * p.grad`) that are never moved with
 `.to(device)` / `.cuda()` in a script that trains (`backward()`, `optimizer.step()`) and
 clearly means to use a GPU: it builds a CUDA device, calls `torch.cuda.is_available()` or
 `.cuda()` somewhere. The diagnostic points at the model's creation (`ResNet18()`,

@@ -516,15 +516,31 @@ class Builder {
       const Scope* s = m_.scope_of(c);
       auto q = m_.callee_name(c, s);
       if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) continue;
-      // X.parameters() anywhere in the optimizer's arguments.
-      visit(c, [&](TSNode n) {
-        if (!is(n, "call") || same(n, c)) return;
-        std::string_view meth = method_name(n, src_);
-        if (meth != "parameters" && meth != "named_parameters") return;
-        TSNode rcv = receiver(n);
-        if (is_null(rcv)) return;
-        add_model(rcv, s, seen);
-      });
+      // X.parameters() anywhere in the optimizer's arguments, or in what a name passed to it
+      // holds (`params = [p for p in model.parameters() if p.requires_grad]`).
+      auto parameters_in = [&](TSNode root, const Scope* rs) {
+        visit(root, [&](TSNode n) {
+          if (!is(n, "call") || same(n, c)) return;
+          std::string_view meth = method_name(n, src_);
+          if (meth != "parameters" && meth != "named_parameters") return;
+          TSNode rcv = receiver(n);
+          if (is_null(rcv)) return;
+          add_model(owning_module(rcv), rs, seen);
+        });
+      };
+      parameters_in(c, s);
+      std::vector<TSNode> names;
+      for (auto a : args_of(c))
+        visit(is(a, "keyword_argument") ? field(a, "value") : a, [&](TSNode n) {
+          if (is(n, "identifier") && !is(m_.parent(n), "attribute") && !is(m_.parent(n), "keyword_argument"))
+            names.push_back(n);
+        });
+      for (TSNode v : names) {
+        for (const auto& o : m_.origins(v, s))
+          if (is(o.node, "list_comprehension") || is(o.node, "generator_expression") || is(o.node, "call") ||
+              is(o.node, "list") || is(o.node, "binary_operator"))
+            parameters_in(o.node, o.scope);
+      }
     }
     find_manually_trained_models(seen);
     // Placement anywhere in the file through any name that held the model.
@@ -618,6 +634,19 @@ class Builder {
              reads_grad(field(n, "arguments"));
     }
     return false;
+  }
+
+  // The module whose submodule's parameters are trained: `net.fc` -> `net` (moving `net` moves
+  // `net.fc`), `self.net.fc` -> `self.net`; `self.fc` and plain names stay as they are.
+  TSNode owning_module(TSNode rcv) const {
+    for (int i = 0; i < 8; ++i) {
+      rcv = unparen(rcv);
+      if (!is(rcv, "attribute") || !placed_name(rcv).empty()) return rcv;
+      TSNode o = unparen(field(rcv, "object"));
+      if (!is(o, "identifier") && !is(o, "attribute")) return rcv;
+      rcv = o;
+    }
+    return rcv;
   }
 
   // The name a placement or argument refers to: `model` or `self.model` -> "model".
