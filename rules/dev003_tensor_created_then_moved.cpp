@@ -18,7 +18,8 @@ Finds tensor factory calls without `device=` that are moved to a CUDA device rig
 (`torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
 `h0 = torch.zeros(...).to(device)`). Legacy typed constructors (`torch.LongTensor(v).cuda()`)
-count too; they take no `device=`, so they are reported without a fix.
+count too; they take no `device=`, so they are reported without a fix, as is a move written
+`.type(torch.cuda.FloatTensor)`. `Variable(x)` (pre-0.4 code) is `x`.
 
 Also through a name, over several statements of the same block: the tensor is created
 (`m = torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`), each later statement that touches

@@ -2272,6 +2272,11 @@ class Builder {
     if (!is(e, "call")) return false;
     auto q = m_.callee_name(e, s);
     if (!q) return false;
+    // Variable(x) (pre-0.4 code) is x itself since torch 0.4.
+    if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") {
+      auto a = positional_args(e);
+      return !a.empty() && host_creation(a[0], s, factory, casts_only, depth + 1);
+    }
     if (kFactories.count(*q) || kLegacyConstructors.count(*q)) {
       if (!is_null(keyword_arg(e, "device", src_))) return false;
       factory = e;
@@ -2343,7 +2348,7 @@ class Builder {
     TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
     if (is_null(dev)) return std::nullopt;
     for (auto x : args_of(move))
-      if (!same(x, dev) && !(is(x, "keyword_argument") && t(field(x, "name")) == "non_blocking"))
+      if (!same(x, dev) && !(is(x, "keyword_argument") && (same(field(x, "value"), dev) || t(field(x, "name")) == "non_blocking")))
         return std::nullopt;
     auto vs = m_.evaluate(dev, s);
     bool accel = false;
@@ -2417,11 +2422,12 @@ class Builder {
   }
   std::unordered_set<const void*> created_moved_;
 
-  // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`.
+  // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`,
+  // `Variable(torch.randn(b, 100)).cuda()`, `torch.randn(b, 100).type(torch.cuda.FloatTensor)`.
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
-      if (meth != "cuda" && meth != "to") continue;
+      if (meth != "cuda" && meth != "to" && meth != "type") continue;
       if (dead(c)) continue;
       TSNode r = receiver(c);
       const Scope* s = m_.scope_of(c);
@@ -2437,6 +2443,18 @@ class Builder {
       while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
         stmt = m_.parent(stmt);
       if (!move_unconditional(c, stmt, s)) continue;
+      if (meth == "type") {
+        // A CUDA tensor type: a copy to the GPU (and a cast): reported without a fix.
+        auto a = positional_args(c);
+        auto tq = a.size() == 1 ? m_.qualified_name(a[0], s) : std::nullopt;
+        if (!tq || !starts_with(*tq, "torch.cuda.")) continue;
+        CreatedThenMoved f;
+        f.expression = {start(c), end(c)};
+        auto q = m_.callee_name(factory, s);
+        f.factory = q ? *q : std::string(t(field(factory, "function")));
+        facts_.created_then_moved.push_back(std::move(f));
+        continue;
+      }
       std::optional<std::string> device = move_device(c, s);
       bool simple = device.has_value();
       if (!device && meth != "cuda") {
