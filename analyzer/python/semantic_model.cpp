@@ -1000,8 +1000,30 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
         auto sub = origins(b.value, fs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
       } else if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value)) {
-        // `x, y = accelerator.prepare(a, b)` — the origin is the call itself.
-        out.push_back({unparen(b.value), fs});
+        // `train_loader, val_loader = get_loaders(bs)` with a function of this file whose every
+        // return is a tuple: the element at this index. Otherwise (`x, y =
+        // accelerator.prepare(a, b)`) the origin is the call itself.
+        TSNode v = unparen(b.value);
+        std::vector<Origin> elements;
+        bool followed = false;
+        TSNode def = is(v, "call") ? resolve_local_function(v, fs) : TSNode{};
+        if (!is_null(def)) {
+          auto returns = returned_values(def);
+          const Scope* rscope = function_scope(def);
+          followed = !returns.empty();
+          for (TSNode r : returns) {
+            r = unparen(r);
+            if (!(is(r, "expression_list") || is(r, "tuple")) ||
+                named_count(r) <= static_cast<uint32_t>(b.unpack_index)) {
+              followed = false;
+              break;
+            }
+            auto sub = origins(named(r, b.unpack_index), rscope ? rscope : fs, depth + 1);
+            elements.insert(elements.end(), sub.begin(), sub.end());
+          }
+        }
+        if (followed) out.insert(out.end(), elements.begin(), elements.end());
+        else out.push_back({v, fs});
       } else if (b.kind == Binding::Kind::Param && b.param_index >= 0) {
         int index = b.param_index;
         const Scope* fscope = scope_of(b.function);
