@@ -1006,7 +1006,9 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
         TSNode v = unparen(b.value);
         std::vector<Origin> elements;
         bool followed = false;
-        TSNode def = is(v, "call") ? resolve_local_function(v, fs) : TSNode{};
+        // Shallow only: `model, acc = train(model)` would otherwise re-enter this binding
+        // through the parameter's call sites at every level (exponential in kMaxDepth).
+        TSNode def = is(v, "call") && depth < 3 ? resolve_local_function(v, fs) : TSNode{};
         if (!is_null(def)) {
           auto returns = returned_values(def);
           const Scope* rscope = function_scope(def);
