@@ -15,11 +15,20 @@ constexpr RuleInfo kInfo{
     Severity::Warning, true, true, FixSafety::Unsafe,
     R"md(## What it does
 Finds tensor factory calls without `device=` that are moved to a CUDA device right away
-(`torch.zeros(n).cuda()`, `torch.tensor(x).to(device)`) inside a loop, or inside the
+(`torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
-`h0 = torch.zeros(...).to(device)`). Also through a name, when the move is the next statement
-of the same block that touches it (`noise = torch.randn(n, 100)` then `noise = noise.to(device)`);
-a tensor filled on the host in between (`buf[idx] = 1`) is not reported.
+`h0 = torch.zeros(...).to(device)`). Legacy typed constructors (`torch.LongTensor(v).cuda()`)
+count too; they take no `device=`, so they are reported without a fix, as is a move written
+`.type(torch.cuda.FloatTensor)`. `Variable(x)` (pre-0.4 code) is `x`.
+
+Also through a name, over several statements of the same block: the tensor is created
+(`m = torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`), each later statement that touches
+the name rebinds it to an out-of-place transform of itself (casts, `masked_fill`, `transpose`,
+`view`/`reshape`, ...: `m = m.float().masked_fill(m == 0, float("-inf"))`), and then it is moved
+(`m = m.cuda()`, also `m = m.cuda() if use_gpu else m` when every value the condition can take,
+through the file's call sites, picks the move). A tensor written on the host in between
+(`buf[idx] = 1`, `buf.fill_(v)`, passed to a function), or a move under a condition gpulint
+cannot decide, is not reported.
 
 ## Why is this bad
 Each iteration allocates and fills the tensor in host memory, then copies it over the bus
@@ -56,8 +65,12 @@ class Dev003 final : public Rule {
   const RuleInfo& info() const override { return kInfo; }
   void check(const FileFacts& facts, const RuleOptions&, DiagnosticSink& out) const override {
     for (const auto& c : facts.created_then_moved) {
+      // Legacy typed constructors (torch.LongTensor, torch.Tensor) have no device= argument.
+      bool legacy = c.factory.size() > 6 && c.factory.compare(c.factory.size() - 6, 6, "Tensor") == 0;
+      std::string advice = legacy ? "build it with `torch.tensor(..., dtype=..., device=...)` instead"
+                                  : "pass `device=` instead";
       auto d = make_diagnostic(kInfo, c.expression,
-                               "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: pass `device=` instead");
+                               "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice);
       if (!c.fix.empty()) d.fix = Fix{Applicability::Unsafe, "Create the tensor with `device=`", c.fix};
       out.push_back(std::move(d));
     }

@@ -17,8 +17,11 @@ constexpr RuleInfo kInfo{
 Finds `torch.utils.data.DataLoader(...)` calls without `pin_memory=True` (absent, `False`, or
 `False` through `**kwargs`) whose batches the training loop copies to a CUDA device
 (`.to(device)` / `.cuda()` where the device is CUDA). The loop may iterate the loader directly,
-through `enumerate`/`tqdm`/`zip`, through an iterator drawn with `next(...)`, or through a
-wrapper class of the file whose `__iter__` moves each batch (`DeviceDataLoader`).
+through `enumerate`/`tqdm`/`zip`, through an iterator drawn with `next(...)` (also inside a
+loop over another loader: `ood = next(ood_iter)[0].cuda()` in `for x, y in train_loader:`;
+each loader is judged by the copies of its own batches), or through a wrapper class of the
+file whose `__iter__` moves each batch (`DeviceDataLoader`). Loaders are followed through
+names, dicts, parameters and the file's own helpers (`train_loader, val_loader = get_loaders()`).
 
 Python only: LibTorch's `torch::data::DataLoaderOptions` (C++) has no pin-memory option
 (its fields are batch_size, workers, max_jobs, timeout, enforce_ordering and drop_last), so

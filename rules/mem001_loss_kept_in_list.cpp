@@ -16,12 +16,17 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds training loops (loops that call `backward()`) that keep a graph-attached tensor — a
 loss, a model output, arithmetic on them — in something that outlives the iteration:
-`losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`. A sum of attached
-tensors is attached too (`epoch_loss += loss` then `history.append(epoch_loss)`).
+`losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`,
+`history["train"].append(loss)`. A sum of attached tensors is attached too (`epoch_loss += loss`
+then `history.append(epoch_loss)`), also when a function of the file returns it to an epoch
+loop (`train_loss, acc = self._train_epoch()` then `self.loss["train"].append(train_loss)`).
 
 It also finds evaluation loops that call a model and can run with autograd on: not under
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once
-from a place that is not either. There the kept tensor holds the forward pass's activations.
+from a place that is not either, or inside a function that itself calls `backward()` (a
+trainer's `train()` that validates after each epoch: its own backward needs autograd on).
+There the kept tensor holds the forward pass's activations. `torch` functions of an attached
+tensor (`torch.sqrt(loss_fn(out, y))`) are attached; `.cpu()` does not detach.
 Files that turn autograd off in ways not followed (`torch.set_grad_enabled(False)` outside a
 `with`, `requires_grad_()`, assignments to `.requires_grad`) are left alone.
 

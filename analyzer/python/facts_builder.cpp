@@ -38,6 +38,27 @@ const std::set<std::string_view> kSameDeviceMethods = {
     "clone", "view_as", "expand", "expand_as", "repeat", "squeeze_", "unsqueeze_", "requires_grad_",
     "type_as"};
 
+// DEV003: methods that return a new tensor on the receiver's device computed from the receiver
+// alone (casts, layout, masking with a scalar): a CPU creation stays a fresh host tensor
+// through them, so `torch.triu(...).float().masked_fill(m == 0, v)` then `.cuda()` is still
+// "created on the CPU, then moved".
+const std::set<std::string_view> kHostTransforms = {
+    "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
+    "masked_fill", "transpose", "t", "permute", "view", "reshape", "unsqueeze", "squeeze",
+    "contiguous", "clone", "expand", "repeat", "flip", "triu", "tril", "flatten"};
+const std::set<std::string_view> kDtypeCasts = {"float", "double", "half", "bfloat16", "long",
+                                                "int",   "short",  "bool", "byte",     "char"};
+// Torch functions that return a new tensor on their first argument's device.
+const std::set<std::string> kHostTransformFunctions = {"torch.triu", "torch.tril", "torch.flip",
+                                                       "torch.transpose", "torch.t"};
+// The legacy typed constructors (torch/__init__.py, "legacy tensor constructors"): they
+// allocate on the CPU and take no device= (torch.cuda.FloatTensor is their CUDA twin), so a
+// DEV003 on one is reported without a fix.
+const std::set<std::string> kLegacyConstructors = {
+    "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor",
+    "torch.BFloat16Tensor", "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor",
+    "torch.IntTensor", "torch.LongTensor", "torch.BoolTensor"};
+
 // Calls whose result no longer holds the autograd graph.
 const std::set<std::string_view> kDetaching = {
     "item", "detach", "detach_", "tolist", "numpy",
@@ -152,6 +173,9 @@ class Builder {
   };
   std::vector<ModelInfo> models_;
   std::optional<std::vector<std::pair<TSNode, std::vector<int>>>> loader_loops_;
+  /// Loaders drawn with next() inside a loop whose header iterates another loader (an OOD or
+  /// unlabeled loader beside the training one), by loop; filled with loader_loops_.
+  std::vector<std::pair<TSNode, std::vector<int>>> drawn_beside_header_;
 
   std::string_view t(TSNode n) const { return text(n, src_); }
   std::optional<std::string> qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
@@ -316,7 +340,52 @@ class Builder {
   bool is_opaque_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
     auto q = m_.callee_name(call, s);
-    return q && !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
+    if (!q) {
+      // `Head(...)` from one of several star imports (`from models import *`): unresolvable,
+      // but not the file's own code either.
+      TSNode fn = unparen(field(call, "function"));
+      return is(fn, "identifier") && !m_.lookup(t(fn), s) && !m_.module_scope()->star_imports.empty();
+    }
+    return !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
+  }
+
+  // An nn.Module class imported from the project (`from transformer import Transformer`;
+  // `Transformer(...)`) whose constructor is given nothing that names a device: modules are
+  // created on the CPU (torch.nn.Module parameters default to the CPU), and a constructor that
+  // moves its own module with no device argument is rare. Factories (`get_model(args)`,
+  // lowercase), `torch.load`, and constructors given a device / config may have placed it.
+  bool unplaced_imported_class(TSNode call, const Scope* s) const {
+    // `self.network = MyNetwork(cfg)`: a submodule; whoever builds the outer module may move it.
+    for (TSNode p = m_.parent(call); !is_null(p) && !is(p, "block") && !is(p, "module"); p = m_.parent(p))
+      if (is(p, "assignment") && !is(unparen(field(p, "left")), "identifier")) return false;
+    for (TSNode p = m_.parent(call); !is_null(p); p = m_.parent(p))
+      if (is(p, "class_definition")) return false;
+    TSNode fn = unparen(field(call, "function"));
+    std::string_view last = is(fn, "attribute") ? t(field(fn, "attribute")) : t(fn);
+    if (!(is(fn, "identifier") || is(fn, "attribute")) || last.empty() || !std::isupper(static_cast<unsigned char>(last[0])))
+      return false;
+    bool all_caps = std::all_of(last.begin(), last.end(), [](char c) { return !std::islower(static_cast<unsigned char>(c)); });
+    if (all_caps) return false;
+    auto q = m_.callee_name(call, s);
+    if (q && (starts_with(*q, "torch.") || starts_with(*q, "transformers.") || starts_with(*q, "timm.") ||
+              starts_with(*q, "torchvision.")))
+      return false;
+    for (auto a : args_of(call)) {
+      if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
+      TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+      if (is(a, "keyword_argument") && t(field(a, "name")).find("device") != std::string_view::npos) return false;
+      bool names_device = false;
+      visit(v, [&](TSNode n) {
+        if (!is(n, "identifier")) return;
+        std::string_view id = t(n);
+        if (id.find("device") != std::string_view::npos || id.find("cuda") != std::string_view::npos ||
+            id.find("gpu") != std::string_view::npos || id == "args" || id == "opt" || id == "config" ||
+            id == "cfg" || id == "configs" || id == "hparams" || id == "opts")
+          names_device = true;
+      });
+      if (names_device) return false;
+    }
+    return true;
   }
 
   bool is_module_constructor(TSNode call, const Scope* s) const {
@@ -408,6 +477,22 @@ class Builder {
     return false;
   }
 
+  // True when the placement `call` (of the plain name `r`) runs before the model `mi` is
+  // created and never after it: both are statements of the same block, outside any loop, the
+  // placement first (a notebook that moves `model`, then rebinds `model = Net()` and trains that).
+  bool placement_precedes_creation(TSNode call, TSNode r, const ModelInfo& mi) const {
+    if (!is(unparen(r), "identifier") || is_null(mi.origin)) return false;
+    auto statement_of = [&](TSNode n) {
+      while (!is_null(m_.parent(n)) && !is(m_.parent(n), "block") && !is(m_.parent(n), "module")) n = m_.parent(n);
+      return n;
+    };
+    TSNode ps = statement_of(call), cs = statement_of(mi.origin);
+    if (is_null(m_.parent(ps)) || !same(m_.parent(ps), m_.parent(cs)) || end(ps) > start(cs)) return false;
+    for (TSNode p = m_.parent(ps); !is_null(p) && !is_def(p); p = m_.parent(p))
+      if (is(p, "for_statement") || is(p, "while_statement")) return false;
+    return true;
+  }
+
   void record_placement(TSNode call, const Scope* s, ModelInfo& info) const {
     info.placed = true;
     std::string_view meth = method_name(call, src_);
@@ -431,16 +516,33 @@ class Builder {
       const Scope* s = m_.scope_of(c);
       auto q = m_.callee_name(c, s);
       if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) continue;
-      // X.parameters() anywhere in the optimizer's arguments.
-      visit(c, [&](TSNode n) {
-        if (!is(n, "call") || same(n, c)) return;
-        std::string_view meth = method_name(n, src_);
-        if (meth != "parameters" && meth != "named_parameters") return;
-        TSNode rcv = receiver(n);
-        if (is_null(rcv)) return;
-        add_model(rcv, s, seen);
-      });
+      // X.parameters() anywhere in the optimizer's arguments, or in what a name passed to it
+      // holds (`params = [p for p in model.parameters() if p.requires_grad]`).
+      auto parameters_in = [&](TSNode root, const Scope* rs) {
+        visit(root, [&](TSNode n) {
+          if (!is(n, "call") || same(n, c)) return;
+          std::string_view meth = method_name(n, src_);
+          if (meth != "parameters" && meth != "named_parameters") return;
+          TSNode rcv = receiver(n);
+          if (is_null(rcv)) return;
+          add_model(owning_module(rcv), rs, seen);
+        });
+      };
+      parameters_in(c, s);
+      std::vector<TSNode> names;
+      for (auto a : args_of(c))
+        visit(is(a, "keyword_argument") ? field(a, "value") : a, [&](TSNode n) {
+          if (is(n, "identifier") && !is(m_.parent(n), "attribute") && !is(m_.parent(n), "keyword_argument"))
+            names.push_back(n);
+        });
+      for (TSNode v : names) {
+        for (const auto& o : m_.origins(v, s))
+          if (is(o.node, "list_comprehension") || is(o.node, "generator_expression") || is(o.node, "call") ||
+              is(o.node, "list") || is(o.node, "binary_operator"))
+            parameters_in(o.node, o.scope);
+      }
     }
+    find_manually_trained_models(seen);
     // Placement anywhere in the file through any name that held the model.
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
@@ -450,7 +552,7 @@ class Builder {
       if (name.empty()) continue;
       const Scope* s = m_.scope_of(c);
       for (auto& mi : models_)
-        if (mi.names.count(name)) record_placement(c, s, mi);
+        if (mi.names.count(name) && !placement_precedes_creation(c, r, mi)) record_placement(c, s, mi);
     }
     // A model handed to another function may be placed there.
     for (TSNode c : m_.calls()) {
@@ -473,6 +575,78 @@ class Builder {
       f.placed = mi.placed || managed_ || mi.opaque;
       facts_.models.push_back(f);
     }
+  }
+
+  // Models trained without a torch.optim optimizer: a hand-written update of their parameters
+  // from their gradients (`for p in model.parameters(): p -= lr * p.grad`,
+  // `p.data.add_(p.grad, alpha=-lr)`, `p.data = p.data - lr * p.grad`, also over
+  // `named_parameters()`). Such a loop is what `optimizer.step()` does for torch.optim.SGD.
+  void find_manually_trained_models(std::unordered_set<const void*>& seen) {
+    for (TSNode loop : m_.loops()) {
+      if (!is(loop, "for_statement") || dead(loop)) continue;
+      TSNode it = unparen(field(loop, "right"));
+      if (!is(it, "call") || !args_of(it).empty()) continue;
+      std::string_view meth = method_name(it, src_);
+      TSNode var = unparen(field(loop, "left"));
+      if (meth == "named_parameters" && (is(var, "pattern_list") || is(var, "tuple_pattern")) &&
+          named_count(var) == 2)
+        var = unparen(named(var, 1));
+      else if (meth != "parameters")
+        continue;
+      if (!is(var, "identifier")) continue;
+      std::string param(t(var));
+      bool updates = false;
+      visit(field(loop, "body"), [&](TSNode n) { updates = updates || manual_update(n, param); });
+      TSNode rcv = receiver(it);
+      if (!updates || is_null(rcv)) continue;
+      add_model(rcv, m_.scope_of(it), seen);
+    }
+  }
+
+  // True when `n` updates parameter `p` in place from its gradient: `p -= e`, `p.data -= e`,
+  // `p.data = e`, `p.add_(e)` / `p.data.sub_(e)` / `copy_` / `addcdiv_` / `addcmul_`, where `e`
+  // reads `p.grad`.
+  bool manual_update(TSNode n, const std::string& p) const {
+    auto is_param = [&](TSNode x, bool allow_bare) {
+      x = unparen(x);
+      if (is(x, "identifier")) return allow_bare && t(x) == p;
+      if (!is(x, "attribute") || t(field(x, "attribute")) != "data") return false;
+      TSNode o = unparen(field(x, "object"));
+      return is(o, "identifier") && t(o) == p;
+    };
+    auto reads_grad = [&](TSNode e) {
+      bool g = false;
+      visit(e, [&](TSNode x) {
+        if (!is(x, "attribute") || t(field(x, "attribute")) != "grad") return;
+        TSNode o = unparen(field(x, "object"));
+        if (is(o, "identifier") && t(o) == p) g = true;
+      });
+      return g;
+    };
+    if (is(n, "augmented_assignment"))
+      return is_param(field(n, "left"), true) && reads_grad(field(n, "right"));
+    if (is(n, "assignment"))
+      return is_param(field(n, "left"), false) && !is_null(field(n, "right")) && reads_grad(field(n, "right"));
+    if (is(n, "call")) {
+      static const std::set<std::string_view> kInPlace = {"add_", "sub_", "copy_", "addcdiv_", "addcmul_"};
+      TSNode r = receiver(n);
+      return kInPlace.count(method_name(n, src_)) && !is_null(r) && is_param(r, true) &&
+             reads_grad(field(n, "arguments"));
+    }
+    return false;
+  }
+
+  // The module whose submodule's parameters are trained: `net.fc` -> `net` (moving `net` moves
+  // `net.fc`), `self.net.fc` -> `self.net`; `self.fc` and plain names stay as they are.
+  TSNode owning_module(TSNode rcv) const {
+    for (int i = 0; i < 8; ++i) {
+      rcv = unparen(rcv);
+      if (!is(rcv, "attribute") || !placed_name(rcv).empty()) return rcv;
+      TSNode o = unparen(field(rcv, "object"));
+      if (!is(o, "identifier") && !is(o, "attribute")) return rcv;
+      rcv = o;
+    }
+    return rcv;
   }
 
   // The name a placement or argument refers to: `model` or `self.model` -> "model".
@@ -596,7 +770,7 @@ class Builder {
       }
       seen.insert(creation.id);
       info.origin = creation;
-      info.opaque = opaque;
+      info.opaque = opaque && !unplaced_imported_class(creation, o.scope);
       info.placed = placed || built_with_device(creation);
       collect_names(expr, s, info);
       // The name bound to the creation statement.
@@ -653,10 +827,37 @@ class Builder {
     return nullptr;
   }
 
+  // The objects whose call results the file back-propagates (`loss = criterion(out, y)` then
+  // `loss.backward()`): custom criteria (`criterion = LabelSmoothing()`) are losses too. Node
+  // ids of the callees' origins, computed once.
+  const std::unordered_set<const void*>& backprop_callee_origins() const {
+    if (backprop_callees_) return *backprop_callees_;
+    backprop_callees_.emplace();
+    for (TSNode c : m_.calls()) {
+      if (method_name(c, src_) != "backward") continue;
+      TSNode r = unparen(receiver(c));
+      if (!is(r, "identifier")) continue;
+      const Scope* s = m_.scope_of(c);
+      const auto* bs = m_.lookup(t(r), s);
+      if (!bs) continue;
+      for (const Binding& b : *bs) {
+        TSNode v = unparen(b.value);
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(v, "call")) continue;
+        TSNode fn = unparen(field(v, "function"));
+        if (!is(fn, "identifier") && !is(fn, "attribute")) continue;
+        for (const auto& o : m_.origins(fn, m_.scope_of(v)))
+          if (is(o.node, "call")) backprop_callees_->insert(o.node.id);
+      }
+    }
+    return *backprop_callees_;
+  }
+  mutable std::optional<std::unordered_set<const void*>> backprop_callees_;
+
   bool is_criterion(TSNode callee, const Scope* s) const {
     auto q = m_.qualified_name(callee, s);
     if (q && starts_with(*q, "torch.nn.functional.")) return kLossFunctions.count(q->substr(20)) > 0;
     for (const auto& o : m_.origins(callee, s)) {
+      if (is(o.node, "call") && backprop_callee_origins().count(o.node.id)) return true;
       if (!is(o.node, "call")) continue;
       auto cq = m_.callee_name(o.node, o.scope);
       if (cq && starts_with(*cq, "torch.nn.") && cq->size() > 4 && cq->compare(cq->size() - 4, 4, "Loss") == 0)
@@ -1353,7 +1554,13 @@ class Builder {
         if (is(a, "keyword_argument")) v = field(a, "value");
         else if (is(a, "list_splat") || is(a, "dictionary_splat")) v = named(a, 0);
         v = unparen(v);
-        if (!(is(v, "identifier") || is(v, "subscript") || is(v, "attribute"))) continue;
+        // A batch tensor, possibly through same-device casts (`model(batch["X"].float())`).
+        TSNode base = v;
+        for (int i = 0; i < 16 && is(base, "call") && kSameDeviceMethods.count(method_name(base, src_)) &&
+                        !is_null(receiver(base));
+             ++i)
+          base = unparen(receiver(base));
+        if (!(is(base, "identifier") || is(base, "subscript") || is(base, "attribute"))) continue;
         auto cst = classify(v, s, st);
         if (!cst || *cst != State::Unmoved) continue;
         TSNode root = root_identifier(v);
@@ -1458,8 +1665,16 @@ class Builder {
         if (dead(loop)) continue;
         std::vector<int> indices;
         if (is(loop, "for_statement")) indices = loader_indices_for(field(loop, "right"), m_.scope_of(loop));
-        if (indices.empty())
-          if (auto it = drawn.find(loop.id); it != drawn.end()) indices = it->second;
+        if (auto it = drawn.find(loop.id); it != drawn.end()) {
+          if (indices.empty()) {
+            indices = it->second;
+          } else {
+            std::vector<int> beside;
+            for (int li : it->second)
+              if (std::find(indices.begin(), indices.end(), li) == indices.end()) beside.push_back(li);
+            if (!beside.empty()) drawn_beside_header_.emplace_back(loop, std::move(beside));
+          }
+        }
         if (!indices.empty()) loader_loops_->emplace_back(loop, std::move(indices));
       }
     }
@@ -1473,7 +1688,10 @@ class Builder {
     bool skipped = false;  // placement is managed or the data is already on the GPU
     std::set<const ModelInfo*> models_called;
   };
-  LoopWalk walk_loader_loop(TSNode loop, const std::vector<int>& indices) {
+  // With `drawn_only`, the header's batches are not followed (only next() draws are), and the
+  // walk reports no DEV002 (the walk of the header's loaders already saw the same statements):
+  // what it tells is whether the drawn batches are copied to CUDA.
+  LoopWalk walk_loader_loop(TSNode loop, const std::vector<int>& indices, bool drawn_only = false) {
     const Scope* s = m_.scope_of(loop);
     TSNode right = field(loop, "right");
     bool on_cuda = false, managed = false;
@@ -1489,7 +1707,8 @@ class Builder {
       if (el.size() == 2) batch_pattern = el[1];
     }
     std::vector<TSNode> ids;
-    if (is(loop, "for_statement") && !loader_indices_for(right, s).empty()) collect_identifiers(batch_pattern, ids);
+    if (!drawn_only && is(loop, "for_statement") && !loader_indices_for(right, s).empty())
+      collect_identifiers(batch_pattern, ids);
     for (auto id : ids) {
       st.names[std::string(t(id))] = State::Unmoved;
       st.ever.insert(std::string(t(id)));
@@ -1499,7 +1718,7 @@ class Builder {
     w.skipped = managed_ || on_cuda || managed;
     std::size_t before = facts_.unmoved_batches.size();
     walk_block(field(loop, "body"), s, st, ctx, false);
-    if (w.skipped) facts_.unmoved_batches.resize(before);
+    if (w.skipped || drawn_only) facts_.unmoved_batches.resize(before);
     w.copied_to_cuda = st.copied_to_cuda;
     w.models_called = std::move(ctx.models_called);
     return w;
@@ -1513,6 +1732,12 @@ class Builder {
       LoopWalk w = walk_loader_loop(loop, indices);
       if (w.copied_to_cuda)
         for (int li : indices) facts_.loaders[li].batches_copied_to_cuda = true;
+    }
+    // `ood_data = next(ood_iterator)[0].cuda()` in `for data, labels in train_loader:`.
+    for (const auto& [loop, beside] : drawn_beside_header_) {
+      LoopWalk w = walk_loader_loop(loop, beside, /*drawn_only=*/true);
+      if (w.copied_to_cuda)
+        for (int li : beside) facts_.loaders[li].batches_copied_to_cuda = true;
     }
     analyse_kept_tensors();
   }
@@ -1675,12 +1900,24 @@ class Builder {
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
       if (is(p, "lambda") || is(p, "class_definition")) return false;
       if (is(p, "function_definition")) {
+        // A function that itself back-propagates (a `train()` method that also validates)
+        // runs with autograd on: under no_grad its loss.backward() would raise.
+        if (backprops_outside_no_grad(p)) return true;
         for (const auto& site : m_.call_sites(p))
           if (!dead(site.node) && runs_with_grad(site.node, depth + 1)) return true;
         return false;
       }
     }
     return true;
+  }
+
+  bool backprops_outside_no_grad(TSNode function_definition) {
+    bool found = false;
+    visit(field(function_definition, "body"), [&](TSNode n) {
+      if (found || !is(n, "call") || method_name(n, src_) != "backward" || is_null(receiver(n))) return;
+      if (!under_no_grad(n) && !dead(n)) found = true;
+    });
+    return found;
   }
 
   bool grad_maybe_disabled_() {
@@ -1708,6 +1945,57 @@ class Builder {
     visit(field(loop, "body"), [&](TSNode n) {
       if (found || !is(n, "call") || method_name(n, src_) != "backward") return;
       if (same(innermost_loop(n), loop)) found = true;
+    });
+    return found;
+  }
+
+  // Per element of what a function of this file returns (`return train_loss, train_metric`):
+  // true for a name that the function accumulates from back-propagated losses in a training
+  // loop (`train_loss += loss` beside `loss.backward()`), so the caller gets an attached sum.
+  // Empty when the function is unknown or returns differently shaped values.
+  std::vector<bool> attached_returns(TSNode def) const {
+    if (is_null(def)) return {};
+    auto values = m_.returned_values(def);
+    if (values.empty()) return {};
+    std::vector<bool> out;
+    for (TSNode v : values) {
+      v = unparen(v);
+      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
+      if (!out.empty() && out.size() != elems.size()) return {};
+      out.resize(elems.size(), false);
+      for (std::size_t i = 0; i < elems.size(); ++i)
+        if (is(unparen(elems[i]), "identifier") && accumulates_backprop_loss(def, t(unparen(elems[i])))) out[i] = true;
+    }
+    return out;
+  }
+
+  bool accumulates_backprop_loss(TSNode def, std::string_view name) const {
+    bool found = false;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (found || !is(n, "augmented_assignment")) return;
+      TSNode left = unparen(field(n, "left"));
+      TSNode right = unparen(field(n, "right"));
+      std::string_view op = t(ts_node_child_by_field_name(n, "operator", 8));
+      if ((op != "+=" && op != "-=") || !is(left, "identifier") || t(left) != name || !is(right, "identifier")) return;
+      TSNode loop = innermost_loop(n);
+      if (is_null(loop) || under_no_grad(n)) return;
+      visit(field(loop, "body"), [&](TSNode c) {
+        if (!is(c, "call") || method_name(c, src_) != "backward") return;
+        TSNode r = unparen(receiver(c));
+        if (is(r, "identifier") && t(r) == t(right)) found = true;
+      });
+    });
+    return found;
+  }
+
+  // A loop that calls a function of this file returning an attached sum (an epoch loop over
+  // `train_loss = self._train_epoch()`): what it keeps of that result outlives the epoch.
+  bool calls_attached_returner(TSNode loop) const {
+    bool found = false;
+    visit(field(loop, "body"), [&](TSNode n) {
+      if (found || !is(n, "call")) return;
+      auto r = attached_returns(m_.resolve_local_function(n, m_.scope_of(n)));
+      found = std::find(r.begin(), r.end(), true) != r.end();
     });
     return found;
   }
@@ -1750,6 +2038,11 @@ class Builder {
       if (is_criterion(fn, s)) return true;
       const ModelInfo* mi = model_for_callee(fn, s);
       if (mi) return true;
+      // torch functions of an attached tensor are attached (`torch.sqrt(loss_fn(out, y))`,
+      // `torch.mean(losses_t)`), except those whose results carry no graph (argmax, eq, ...).
+      if (q && starts_with(*q, "torch.") && !kDetaching.count(std::string_view(*q).substr(q->rfind('.') + 1)))
+        for (auto a : positional_args(e))
+          if (attached(a, s, att)) return true;
       return false;
     }
     return false;
@@ -1792,7 +2085,8 @@ class Builder {
   void analyse_kept_tensors() {
     std::set<uint32_t> reported;
     for (TSNode loop : m_.loops()) {
-      if (dead(loop) || (!loop_backprops(loop) && !eval_loop_with_grad(loop))) continue;
+      if (dead(loop) || (!loop_backprops(loop) && !eval_loop_with_grad(loop) && !calls_attached_returner(loop)))
+        continue;
       const Scope* s = m_.scope_of(loop);
       std::set<std::string> att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
@@ -1851,6 +2145,14 @@ class Builder {
                 collect_identifiers(left, ids);
                 for (auto id : ids) att.erase(std::string(t(id)));
               }
+              // `train_loss, acc = self._train_epoch()` where that method returns an attached sum.
+              if (is(unparen(right), "call")) {
+                auto returned = attached_returns(m_.resolve_local_function(unparen(right), s));
+                auto elems = is(left, "identifier") ? std::vector<TSNode>{left} : named_children(left);
+                if (returned.size() == elems.size())
+                  for (std::size_t i = 0; i < elems.size(); ++i)
+                    if (returned[i] && is(unparen(elems[i]), "identifier")) att.insert(std::string(t(unparen(elems[i]))));
+              }
             } else if (is(ch, "augmented_assignment")) {
               TSNode left = unparen(field(ch, "left"));
               TSNode right = field(ch, "right");
@@ -1900,6 +2202,8 @@ class Builder {
 
   bool container_outside(TSNode cont, const Scope* s, TSNode loop) const {
     cont = unparen(cont);
+    // `history["train"].append(loss)`: an entry of a container that outlives the iteration.
+    for (int i = 0; i < 8 && is(cont, "subscript"); ++i) cont = unparen(field(cont, "value"));
     if (is(cont, "identifier")) return bound_outside_only(t(cont), s, loop, TSNode{});
     if (is(cont, "attribute")) {
       TSNode o = unparen(field(cont, "object"));
@@ -1938,74 +2242,192 @@ class Builder {
   }
 
   // ---- DEV003 -----------------------------------------------------------------------
-  // `noise = torch.randn(b, 100)` then `noise = noise.to(device)` in the same iteration, with
-  // no other use of the name between them: the same host allocation and copy as
-  // `torch.randn(b, 100).to(device)`. Reported at the creation; the fix creates it there with
-  // `device=` (the later move then returns the tensor itself: Tensor.to docs, "if self already
-  // has the correct device, self is returned").
-  void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s) {
+  // A tensor freshly allocated on the host by `e`: a factory call without device= or a legacy
+  // typed constructor, possibly through kHostTransforms methods, kHostTransformFunctions or a
+  // comparison with a number (`torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`). Sets
+  // `factory` to the allocating call. False for anything else (unknown stays silent).
+  // With `casts_only`, only dtype casts may follow the allocation (`torch.tensor(x).float()`
+  // is the creation with another dtype): what a one-expression `... .to(device)` reports.
+  bool host_creation(TSNode e, const Scope* s, TSNode& factory, bool casts_only = false,
+                     int depth = 0) const {
+    if (depth > 16) return false;
+    e = unparen(e);
+    for (int i = 0; i < 32 && is(e, "call") &&
+                    (casts_only ? kDtypeCasts : kHostTransforms).count(method_name(e, src_));
+         ++i) {
+      auto fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
+      if (fq && starts_with(*fq, "torch.")) break;
+      TSNode r = receiver(e);
+      if (is_null(r)) return false;
+      e = unparen(r);
+    }
+    if (is(e, "comparison_operator") && !casts_only) {
+      auto ops = named_children(e);
+      if (ops.size() != 2) return false;
+      auto number = [](TSNode n) { n = unparen(n); return is(n, "integer") || is(n, "float"); };
+      if (number(ops[1])) return host_creation(ops[0], s, factory, false, depth + 1);
+      if (number(ops[0])) return host_creation(ops[1], s, factory, false, depth + 1);
+      return false;
+    }
+    if (!is(e, "call")) return false;
+    auto q = m_.callee_name(e, s);
+    if (!q) return false;
+    // Variable(x) (pre-0.4 code) is x itself since torch 0.4.
+    if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") {
+      auto a = positional_args(e);
+      return !a.empty() && host_creation(a[0], s, factory, casts_only, depth + 1);
+    }
+    if (kFactories.count(*q) || kLegacyConstructors.count(*q)) {
+      if (!is_null(keyword_arg(e, "device", src_))) return false;
+      factory = e;
+      return true;
+    }
+    if (kHostTransformFunctions.count(*q) && !casts_only) {
+      if (!is_null(keyword_arg(e, "out", src_))) return false;
+      auto a = positional_args(e);
+      return !a.empty() && host_creation(a[0], s, factory, false, depth + 1);
+    }
+    return false;
+  }
+
+  // `x = x.float().masked_fill(x == 0, v)`: the name transformed into itself out of place.
+  bool transform_of_name(TSNode e, std::string_view name) const {
+    e = unparen(e);
+    int steps = 0;
+    for (; steps < 32 && is(e, "call") && kHostTransforms.count(method_name(e, src_)); ++steps) {
+      TSNode r = receiver(e);
+      if (is_null(r)) return false;
+      e = unparen(r);
+    }
+    return steps > 0 && is(e, "identifier") && t(e) == name;
+  }
+
+  // True when the move `move`, inside statement `stmt`, runs whenever `stmt` runs: every
+  // `a if c else b` on the way has a condition whose values (through the file's call sites,
+  // `use_gpu=True` never passed False) all pick the move's side. Any other way to skip it
+  // (`and`/`or`, a lambda, a comprehension) or an undecidable condition: false.
+  bool move_unconditional(TSNode move, TSNode stmt, const Scope* s) const {
+    TSNode child = move;
+    for (TSNode p = m_.parent(move); !is_null(p) && !same(child, stmt); child = p, p = m_.parent(p)) {
+      if (is(p, "boolean_operator") || is(p, "lambda") || is(p, "list_comprehension") ||
+          is(p, "generator_expression") || is(p, "dictionary_comprehension") ||
+          is(p, "set_comprehension"))
+        return false;
+      if (!is(p, "conditional_expression")) continue;
+      auto parts = named_children(p);  // [consequence, condition, alternative]
+      if (parts.size() != 3 || same(child, parts[1])) return false;
+      auto vs = m_.evaluate(parts[1], s);
+      std::optional<bool> truth;
+      for (const Value& v : vs) {
+        bool b;
+        switch (v.kind) {
+          case Value::Kind::Bool: b = v.b; break;
+          case Value::Kind::Int: b = v.i != 0; break;
+          case Value::Kind::Str: b = !v.s.empty(); break;
+          case Value::Kind::None: b = false; break;
+          default: return false;
+        }
+        if (truth && *truth != b) return false;
+        truth = b;
+      }
+      if (!truth || *truth != same(child, parts[0])) return false;
+    }
+    return true;
+  }
+
+  // The device a move sends its receiver to, as source text for a `device=` argument:
+  // "\"cuda\"" for `.cuda()`, the argument of `.to(dev)` when every value of `dev` is a device
+  // string and one of them not the CPU. nullopt: not a move to an accelerator gpulint can see.
+  std::optional<std::string> move_device(TSNode move, const Scope* s) const {
     std::string_view meth = method_name(move, src_);
+    if (meth == "cuda") {
+      if (!args_of(move).empty()) return std::nullopt;
+      return std::string("\"cuda\"");
+    }
+    auto a = positional_args(move);
+    TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
+    if (is_null(dev)) return std::nullopt;
+    for (auto x : args_of(move))
+      if (!same(x, dev) && !(is(x, "keyword_argument") && (same(field(x, "value"), dev) || t(field(x, "name")) == "non_blocking")))
+        return std::nullopt;
+    auto vs = m_.evaluate(dev, s);
+    bool accel = false;
+    for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
+    if (!values_known_devices(vs) || !accel) return std::nullopt;
+    return std::string(t(dev));
+  }
+
+  // `device=<text>` added to the allocating call (empty for a legacy constructor: it has none).
+  std::vector<Edit> device_argument_fix(TSNode factory, const Scope* s, const std::string& device) const {
+    auto q = m_.callee_name(factory, s);
+    if (!q || !kFactories.count(*q)) return {};
+    TSNode fargs = field(factory, "arguments");
+    if (!is(fargs, "argument_list")) return {};
+    auto fch = named_children(fargs);
+    if (fch.empty()) return {{start(fargs) + 1, start(fargs) + 1, "device=" + device}};
+    return {{end(fch.back()), end(fch.back()), ", device=" + device}};
+  }
+
+  // `noise = torch.randn(b, 100)` then `noise = noise.to(device)` in the same iteration, or
+  // `m = torch.triu(torch.ones(n, n) == 1)`, `m = m.float().masked_fill(m == 0, v)`,
+  // `m = m.cuda() if use_gpu else m`: every statement of the block between the creation and
+  // the move that touches the name rebinds it to an out-of-place transform of itself, so the
+  // same host allocation and copy as `torch.randn(b, 100).to(device)`. Reported at the creation;
+  // the fix creates it there with `device=` (the later move then returns the tensor itself:
+  // Tensor.to docs, "if self already has the correct device, self is returned").
+  void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s) {
     // The statement holding the move, and its block.
     TSNode stmt = move;
     while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block")) stmt = m_.parent(stmt);
     TSNode block = m_.parent(stmt);
     if (!is(block, "block")) return;
-    // The nearest earlier statement of the block that mentions the name must bind it to a
-    // factory call: then that creation is what reaches the move (nothing between touches it,
-    // so a buffer filled on the host before the move is never reported).
+    // Walking back from the move, each earlier statement of the block that mentions the name
+    // must rebind it: to a transform of itself (keep walking) or to a host creation (found).
+    // Anything else touching it — `buf[idx] = 1`, `buf.fill_(v)`, `f(buf)` — stays silent, so a
+    // buffer filled on the host before the move is never reported.
     TSNode creation{};
     std::vector<TSNode> before;
     for (auto ch : named_children(block)) {
       if (same(ch, stmt)) break;
       before.push_back(ch);
     }
+    std::string nm(t(name));
     for (auto it = before.rbegin(); it != before.rend(); ++it) {
-      if (!mentions(*it, std::string(t(name)))) continue;
+      if (!mentions(*it, nm)) continue;
       if (!is(*it, "expression_statement") || named_count(*it) != 1) return;
       TSNode asg = named(*it, 0);
       if (!is(asg, "assignment") || !is(unparen(field(asg, "left")), "identifier") ||
-          t(unparen(field(asg, "left"))) != t(name))
+          t(unparen(field(asg, "left"))) != nm)
         return;
-      creation = unparen(field(asg, "right"));
+      TSNode rhs = unparen(field(asg, "right"));
+      if (transform_of_name(rhs, nm)) continue;
+      creation = rhs;
       break;
     }
-    if (!is(creation, "call") || mentions(creation, std::string(t(name)))) return;
-    auto q = m_.callee_name(creation, s);
-    if (!q || !kFactories.count(*q) || !is_null(keyword_arg(creation, "device", src_))) return;
+    if (is_null(creation) || mentions(creation, nm)) return;
+    TSNode factory{};
+    if (!host_creation(creation, s, factory)) return;
     if (dead(creation)) return;
     if (!in_loop_within_function(move) && !in_module_forward(move)) return;
+    if (!move_unconditional(move, stmt, s)) return;
+    auto device = move_device(move, s);
+    if (!device) return;
     if (!created_moved_.insert(creation.id).second) return;
-    std::string device_text;
-    auto a = positional_args(move);
-    if (meth == "cuda") {
-      if (!args_of(move).empty()) return;
-      device_text = "\"cuda\"";
-    } else {
-      TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
-      if (is_null(dev) || args_of(move).size() != 1) return;
-      auto vs = m_.evaluate(dev, s);
-      bool accel = false;
-      for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
-      if (!values_known_devices(vs) || !accel) return;
-      device_text = std::string(t(dev));
-    }
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
-    f.factory = *q;
-    TSNode fargs = field(creation, "arguments");
-    if (is(fargs, "argument_list")) {
-      auto fch = named_children(fargs);
-      if (fch.empty()) f.fix.push_back({start(fargs) + 1, start(fargs) + 1, "device=" + device_text});
-      else f.fix.push_back({end(fch.back()), end(fch.back()), ", device=" + device_text});
-    }
+    auto q = m_.callee_name(factory, s);
+    f.factory = q ? *q : std::string(t(field(factory, "function")));
+    f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
   std::unordered_set<const void*> created_moved_;
 
+  // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`,
+  // `Variable(torch.randn(b, 100)).cuda()`, `torch.randn(b, 100).type(torch.cuda.FloatTensor)`.
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
-      if (meth != "cuda" && meth != "to") continue;
+      if (meth != "cuda" && meth != "to" && meth != "type") continue;
       if (dead(c)) continue;
       TSNode r = receiver(c);
       const Scope* s = m_.scope_of(c);
@@ -2014,39 +2436,46 @@ class Builder {
         continue;
       }
       if (!is(r, "call")) continue;
-      auto q = m_.callee_name(r, s);
-      if (!q || !kFactories.count(*q)) continue;
-      if (!is_null(keyword_arg(r, "device", src_))) continue;
+      TSNode factory{};
+      if (!host_creation(r, s, factory, /*casts_only=*/true)) continue;
       if (!in_loop_within_function(c) && !in_module_forward(c)) continue;
-      std::string device_text;
-      auto a = positional_args(c);
-      bool simple = true;
-      if (meth == "cuda") {
-        if (!a.empty() || !args_of(c).empty()) simple = false;
-        device_text = "\"cuda\"";
-      } else {
+      TSNode stmt = c;
+      while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
+        stmt = m_.parent(stmt);
+      if (!move_unconditional(c, stmt, s)) continue;
+      if (meth == "type") {
+        // A CUDA tensor type: a copy to the GPU (and a cast): reported without a fix.
+        auto a = positional_args(c);
+        auto tq = a.size() == 1 ? m_.qualified_name(a[0], s) : std::nullopt;
+        if (!tq || !starts_with(*tq, "torch.cuda.")) continue;
+        CreatedThenMoved f;
+        f.expression = {start(c), end(c)};
+        auto q = m_.callee_name(factory, s);
+        f.factory = q ? *q : std::string(t(field(factory, "function")));
+        facts_.created_then_moved.push_back(std::move(f));
+        continue;
+      }
+      std::optional<std::string> device = move_device(c, s);
+      bool simple = device.has_value();
+      if (!device && meth != "cuda") {
+        // `.to(device, dtype)` and friends: still a move when the device is an accelerator, but
+        // the fix cannot simply drop the call.
+        auto a = positional_args(c);
         TSNode dev = a.empty() ? keyword_arg(c, "device", src_) : a[0];
         if (is_null(dev)) continue;
         auto vs = m_.evaluate(dev, s);
-        // Every value a device string, at least one of them not the CPU (cuda, mps, xpu).
         bool accel = false;
         for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
         if (!values_known_devices(vs) || !accel) continue;
-        device_text = std::string(t(dev));
-        for (auto x : args_of(c))
-          if (!same(x, dev) && !(is(x, "keyword_argument") && t(field(x, "name")) == "non_blocking")) simple = false;
       }
+      if (meth == "cuda" && !args_of(c).empty()) simple = false;
       CreatedThenMoved f;
       f.expression = {start(c), end(c)};
-      f.factory = *q;
+      auto q = m_.callee_name(factory, s);
+      f.factory = q ? *q : std::string(t(field(factory, "function")));
       if (simple) {
-        TSNode fargs = field(r, "arguments");
-        auto fch = is(fargs, "argument_list") ? named_children(fargs) : std::vector<TSNode>{};
-        if (is(fargs, "argument_list")) {
-          if (fch.empty()) f.fix.push_back({start(fargs) + 1, start(fargs) + 1, "device=" + device_text});
-          else f.fix.push_back({end(fch.back()), end(fch.back()), ", device=" + device_text});
-          f.fix.push_back({end(r), end(c), ""});
-        }
+        f.fix = device_argument_fix(factory, s, *device);
+        if (!f.fix.empty()) f.fix.push_back({end(r), end(c), ""});
       }
       facts_.created_then_moved.push_back(std::move(f));
     }

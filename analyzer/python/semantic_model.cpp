@@ -528,6 +528,9 @@ std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scop
             "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed"};
         if (kBuiltins.count(name)) return "builtins." + std::string(name);
         const Scope* ms = module_scope();
+        // `from utils import *` re-exporting `torch` in a file that imports torch's submodules
+        // itself (`import torch.nn as nn`): the name `torch` is the torch package.
+        if (name == "torch" && imports_torch_ && !ms->star_imports.empty()) return "torch";
         if (ms->star_imports.size() == 1) return ms->star_imports[0] + "." + std::string(name);
         if (!ms->star_imports.empty()) return std::nullopt;
         return "builtins." + std::string(name);
@@ -997,8 +1000,32 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
         auto sub = origins(b.value, fs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
       } else if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value)) {
-        // `x, y = accelerator.prepare(a, b)` — the origin is the call itself.
-        out.push_back({unparen(b.value), fs});
+        // `train_loader, val_loader = get_loaders(bs)` with a function of this file whose every
+        // return is a tuple: the element at this index. Otherwise (`x, y =
+        // accelerator.prepare(a, b)`) the origin is the call itself.
+        TSNode v = unparen(b.value);
+        std::vector<Origin> elements;
+        bool followed = false;
+        // Shallow only: `model, acc = train(model)` would otherwise re-enter this binding
+        // through the parameter's call sites at every level (exponential in kMaxDepth).
+        TSNode def = is(v, "call") && depth < 3 ? resolve_local_function(v, fs) : TSNode{};
+        if (!is_null(def)) {
+          auto returns = returned_values(def);
+          const Scope* rscope = function_scope(def);
+          followed = !returns.empty();
+          for (TSNode r : returns) {
+            r = unparen(r);
+            if (!(is(r, "expression_list") || is(r, "tuple")) ||
+                named_count(r) <= static_cast<uint32_t>(b.unpack_index)) {
+              followed = false;
+              break;
+            }
+            auto sub = origins(named(r, b.unpack_index), rscope ? rscope : fs, depth + 1);
+            elements.insert(elements.end(), sub.begin(), sub.end());
+          }
+        }
+        if (followed) out.insert(out.end(), elements.begin(), elements.end());
+        else out.push_back({v, fs});
       } else if (b.kind == Binding::Kind::Param && b.param_index >= 0) {
         int index = b.param_index;
         const Scope* fscope = scope_of(b.function);

@@ -120,7 +120,9 @@ class SemanticModel {
   TSNode argument_node(TSNode call, const Signature& sig, std::string_view param) const;
 
   /// Where the value of `expr` comes from: follows names through assignments, parameters
-  /// through this file's call sites and `self.attr` through the class's assignments.
+  /// through this file's call sites, `self.attr` through the class's assignments, calls of
+  /// this file's functions through their returns, and tuple unpacking of such a call
+  /// (`a, b = f()`) to the element at the name's index when every return of `f` is a tuple.
   /// Returns the terminal expressions (calls, literals …). Empty: unknown.
   std::vector<Origin> origins(TSNode expr, const Scope* scope, int depth = 0) const;
 
