@@ -35,7 +35,9 @@ database entry comes from the first of:
      that same-named headers of sibling sub-projects resolve to the file's own), and -isystem
      for the include directories find_package(Torch) reports.
 The way used per file (and the first CMake error, when configuring failed) is printed and
-written to --json under "repos". Files outside the labels are not checked.
+written to --json under "repos", with how the file parsed ("clean", or gpulint's warning: the
+first compiler error and how many there were, e.g. a header the repository does not hold).
+Files outside the labels are not checked.
 """
 import argparse
 import collections
@@ -52,12 +54,16 @@ GROUPS = {"DL001": "DL001", "DL002": "DL002", "DEV001": "DEV", "DEV002": "DEV", 
 
 
 HEADER_EXTS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl")
-CPP_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".cu")
+# The C++ sources gpulint analyses (analyzer/cpp/frontend.h, is_cpp_path).
+CPP_EXTS = (".cpp", ".cc", ".cxx", ".c++")
 # Included after every project() of a configured CMake project: a sub-project configured on
 # its own does not get Torch from the parent that normally finds it.
 TORCH_PROJECT_INCLUDE = "if(NOT Torch_FOUND)\n  find_package(Torch QUIET)\nendif()\n"
 TORCH_PROBE = ("cmake_minimum_required(VERSION 3.18)\nproject(torch_probe CXX)\n"
-               "find_package(Torch REQUIRED)\nmessage(STATUS \"TORCH_INCLUDE_DIRS=${TORCH_INCLUDE_DIRS}\")\n")
+               "find_package(Torch REQUIRED)\nmessage(STATUS \"TORCH_INCLUDE_DIRS=${TORCH_INCLUDE_DIRS}\")\n"
+               "message(STATUS \"IMPLICIT=${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES}\")\n")
+# gpulint's warning for a translation unit clang could not fully parse (analyzer/driver.cpp).
+PARSE_WARNING = re.compile(r"^warning: (.+?):(\d+):(\d+): (.*); analysed the code that parses$")
 
 
 def cmake(args, log):
@@ -79,7 +85,11 @@ def cmake(args, log):
 
 
 def torch_include_dirs(build_root):
-    """The include directories find_package(Torch) reports (Debian's libtorch-dev)."""
+    """The include directories find_package(Torch) reports (Debian's libtorch-dev), less the
+    compiler's implicit ones: Debian's TORCH_INCLUDE_DIRS holds /usr/include, and an explicit
+    -isystem /usr/include reorders the system directories so that libstdc++'s
+    `#include_next <stdlib.h>` fails (CMake leaves implicit directories out of its commands
+    for the same reason)."""
     probe = os.path.join(build_root, "_torch_probe")
     os.makedirs(os.path.join(probe, "src"), exist_ok=True)
     with open(os.path.join(probe, "src", "CMakeLists.txt"), "w") as f:
@@ -88,10 +98,14 @@ def torch_include_dirs(build_root):
                     os.path.join(probe, "cmake.log"))
     if not ok:
         sys.exit(f"error: find_package(Torch) fails ({err}); install libtorch-dev")
+    found = {}
     for line in open(os.path.join(probe, "cmake.log")):
-        if "TORCH_INCLUDE_DIRS=" in line:
-            return [d for d in line.split("TORCH_INCLUDE_DIRS=", 1)[1].strip().split(";") if d]
-    sys.exit("error: find_package(Torch) reported no TORCH_INCLUDE_DIRS")
+        for key in ("TORCH_INCLUDE_DIRS", "IMPLICIT"):
+            if f"{key}=" in line:
+                found[key] = [os.path.realpath(d) for d in line.split(f"{key}=", 1)[1].strip().split(";") if d]
+    if not found.get("TORCH_INCLUDE_DIRS"):
+        sys.exit("error: find_package(Torch) reported no TORCH_INCLUDE_DIRS")
+    return [d for d in found["TORCH_INCLUDE_DIRS"] if d not in found.get("IMPLICIT", [])]
 
 
 def header_dirs(repo_dir, path):
@@ -173,7 +187,10 @@ def repo_database(repo, repo_dir, files, build_root, torch_incs, cache):
     return out_dir, ways
 
 
-def run_gpulint(gpulint, files, build_dir=None):
+def run_gpulint(gpulint, files, build_dir=None, parse_notes=None):
+    """gpulint check on `files`; returns its JSON diagnostics. parse_notes (a dict, optional)
+    gets, per file gpulint could not fully parse, its warning (the first compiler error and
+    the count)."""
     cmd = [gpulint, "check", "--output-format", "json", "--exit-zero", "--select", ",".join(GROUPS)]
     if build_dir:
         cmd += ["-p", build_dir]
@@ -181,6 +198,11 @@ def run_gpulint(gpulint, files, build_dir=None):
     if out.returncode != 0:
         print(out.stderr, file=sys.stderr)
         sys.exit(2)
+    if parse_notes is not None:
+        for line in out.stderr.splitlines():
+            m = PARSE_WARNING.match(line)
+            if m:
+                parse_notes[os.path.abspath(m.group(1))] = f"line {m.group(2)}: {m.group(4)}"
     return json.loads(out.stdout or "[]")
 
 
@@ -219,15 +241,23 @@ def main():
         torch_incs = None
         for repo, repo_files in sorted(by_repo.items()):
             cpp = [f for f in repo_files if f.lower().endswith(CPP_EXTS)]
-            other = [f for f in repo_files if f not in cpp]
+            unanalysed = [f for f in repo_files if f.lower().endswith(HEADER_EXTS + (".cu",))]
+            for f in unanalysed:
+                print(f"warning: {os.path.relpath(f, corpus)}: gpulint analyses C++ sources "
+                      "(.cpp .cc .cxx .c++), not headers or CUDA files: its labels count as misses",
+                      file=sys.stderr)
+            other = [f for f in repo_files if f not in cpp and f not in unanalysed]
             diags = run_gpulint(args.gpulint, other) if other else []
             if cpp:
                 torch_incs = torch_incs if torch_incs is not None else torch_include_dirs(build_root)
                 bdir, ways = repo_database(repo, os.path.join(corpus, repo), cpp, build_root, torch_incs, {})
-                diags += run_gpulint(args.gpulint, cpp, bdir)
-                repos_report[repo] = {os.path.relpath(p, corpus): w for p, w in ways.items()}
+                notes = {}
+                diags += run_gpulint(args.gpulint, cpp, bdir, notes)
+                repos_report[repo] = {}
                 for p, w in ways.items():
-                    print(f"{os.path.relpath(p, corpus)}: {w}")
+                    parse = notes.get(p, "clean")
+                    repos_report[repo][os.path.relpath(p, corpus)] = {"database": w, "parse": parse}
+                    print(f"{os.path.relpath(p, corpus)}: {w}\n    parse: {parse}")
             for d in diags:
                 got.add((os.path.relpath(os.path.abspath(d["filename"]), corpus), d["location"]["row"], d["code"]))
     want = set()
