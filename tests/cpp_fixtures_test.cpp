@@ -346,6 +346,18 @@ TEST(CppCompileFlags, NewerStandardsAreSpelledAsClang16Does) {
   EXPECT_EQ(dropped[0], "-std=c++23 → -std=c++2b");
 }
 
+TEST(CppCompileFlags, StandardsOlderThanLibTorchsMinimumAreRaisedToCpp14) {
+  std::vector<std::string> dropped;
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=gnu++11"}, &dropped), std::vector<std::string>{"-std=gnu++14"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=c++11"}, nullptr), std::vector<std::string>{"-std=c++14"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"--std=c++0x"}, nullptr), std::vector<std::string>{"-std=c++14"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=c++98"}, nullptr), std::vector<std::string>{"-std=c++14"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=gnu++14"}, nullptr), std::vector<std::string>{"-std=gnu++14"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=c++17"}, nullptr), std::vector<std::string>{"-std=c++17"});
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(dropped[0], "-std=gnu++11 → -std=gnu++14");
+}
+
 // A compile_commands.json as CMake writes it for g++ (argv[0] /usr/bin/g++, gcc-only flags):
 // the file is parsed as C++ without a clang error and its findings are reported.
 TEST(CppCompileFlags, ACompileCommandsJsonWrittenForGppIsAnalysed) {

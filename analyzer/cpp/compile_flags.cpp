@@ -37,6 +37,20 @@ std::string_view clang_std(std::string_view a) {
   return {};
 }
 
+// -std values older than C++14: LibTorch's headers refuse them (torch/all.h, torch/script.h:
+// `#error C++14 or later compatible compiler is required to use PyTorch.`), so the whole
+// translation unit would fail to parse. Projects record them when their CMakeLists.txt says
+// CXX_STANDARD 11 and the LibTorch they build against raised the standard itself (or was old
+// enough not to check). Raised to C++14, LibTorch's minimum, keeping the GNU dialect.
+std::string_view libtorch_std(std::string_view a) {
+  if (starts_with(a, "--std=")) a.remove_prefix(1);
+  for (std::string_view v : {"-std=c++98", "-std=c++03", "-std=c++0x", "-std=c++11"})
+    if (a == v) return "-std=c++14";
+  for (std::string_view v : {"-std=gnu++98", "-std=gnu++03", "-std=gnu++0x", "-std=gnu++11"})
+    if (a == v) return "-std=gnu++14";
+  return {};
+}
+
 }  // namespace
 
 std::vector<std::string> clang_compatible_flags(const std::vector<std::string>& flags,
@@ -91,6 +105,11 @@ std::vector<std::string> clang_compatible_flags(const std::vector<std::string>& 
       continue;
     }
     if (std::string_view s = clang_std(a); !s.empty()) {
+      note(a + " → " + std::string(s));
+      out.emplace_back(s);
+      continue;
+    }
+    if (std::string_view s = libtorch_std(a); !s.empty()) {
       note(a + " → " + std::string(s));
       out.emplace_back(s);
       continue;

@@ -25,6 +25,11 @@
 //     sanitizers, e.g. bounds-strict, pointer-compare), -fplugin=… / -fplugin-arg-… (GCC
 //     plugins, which Clang would try to load), -fprofile-use=… / -fauto-profile=… (GCC profile
 //     data), -fdiagnostics-format=… (json, sarif-file…), -mrecord-mcount, -p: dropped.
+// A standard older than LibTorch's minimum breaks the parse the same way: -std=c++98/03/0x/11
+// (and gnu++) make torch/all.h stop with `#error C++14 or later compatible compiler is required`,
+// and clang drops what depends on it. Projects record them (a CMakeLists.txt that says
+// CXX_STANDARD 11, written for a LibTorch that raised the standard itself): → -std=c++14
+// (gnu++14), LibTorch's minimum; C++14 only adds to C++11, so the code means what it meant.
 // GCC's precompiled headers are not flags but break the same way: CMake's
 // target_precompile_headers built with g++ leaves `cmake_pch.hxx.gch` beside the header the
 // command `-include`s, and clang's driver would load it as its own PCH ("not a valid
@@ -40,7 +45,7 @@
 namespace gpulint::cpp {
 
 /// Returns `flags` (a compile command's arguments without argv[0] and the input file) with the
-/// flags above dropped or rewritten for Clang 16. `*dropped` (may be null) receives each
+/// flags above dropped or rewritten for Clang 16 and LibTorch's headers. `*dropped` (may be null) receives each
 /// dropped argument as written (a separate value as its own entry) and each rewrite as
 /// "OLD → NEW". Arguments that are not options (values of known options) are kept in place.
 /// Never throws.

@@ -515,7 +515,7 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     std::call_once(impl_->dropped_flags_note, [&] {
       std::string list;
       for (const auto& d : dropped) list += (list.empty() ? "" : " ") + d;
-      impl_->note(fmt::format("gpulint: compile flags clang 16 does not accept were left out (first seen for {}): {}",
+      impl_->note(fmt::format("gpulint: compile flags clang 16 or LibTorch's headers do not accept were left out or rewritten (first seen for {}): {}",
                               abs.string(), list));
     });
 
