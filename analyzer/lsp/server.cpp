@@ -138,6 +138,13 @@ Document* Server::document(const std::string& uri) {
   return it == docs_.end() ? nullptr : it->second.doc.get();
 }
 
+const FileReport* Server::report(const std::string& uri) {
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return nullptr;
+  analyse(it->second);
+  return &it->second.report;
+}
+
 void Server::flush_publishes() {
   std::set<std::string> uris;
   uris.swap(pending_publish_);

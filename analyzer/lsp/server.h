@@ -87,6 +87,10 @@ class Server {
   int exit_code() const { return shutdown_ ? 0 : 1; }
   /// The open document with this URI, or nullptr (tests).
   Document* document(const std::string& uri);
+  /// The report of the open document with this URI as the server publishes it now (analysed
+  /// here first if its text or settings changed since the last analysis), or nullptr when no
+  /// such document is open (tests: the incremental analysis against a from-scratch one).
+  const FileReport* report(const std::string& uri);
 
  private:
   struct OpenDocument {
