@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <sstream>
@@ -18,6 +20,7 @@
 #include "analyzer/analysis.h"
 #include "analyzer/config.h"
 #include "analyzer/lsp/server.h"
+#include "analyzer/python/syntax.h"
 #include "bench/lsp_document.h"
 #include "test_util.h"
 
@@ -333,6 +336,63 @@ TEST(LspIncremental, FixturesMatchFromScratchAfterRandomEdits) {
     expected += kEditsPerFixture;
   }
   EXPECT_EQ(checked, expected);
+}
+
+// The tree-sitter reuse fix (CMakeLists.txt): a statement line inserted at the top of a class
+// body, or a comment typed after a line near the top of the file, must re-lex only around the
+// edit, not the rest of the module. Counted in tokens the lexer produced (tree-sitter's log),
+// which does not depend on the machine's speed: unpatched, both re-lex ~95% of the file.
+TEST(LspIncremental, ReparseAfterAnEditNearTheTopLexesOnlyAroundIt) {
+  std::string text = gpulint::bench::make_training_script(2000);
+  struct Counter {
+    int lexed = 0;
+    static void log(void* payload, TSLogType, const char* msg) {
+      if (std::strncmp(msg, "lexed_lookahead", 15) == 0) ++static_cast<Counter*>(payload)->lexed;
+    }
+  } counter;
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, gpulint::python::python_language());
+  ts_parser_set_logger(parser, TSLogger{&counter, &Counter::log});
+  TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+  const int full = counter.lexed;
+  ASSERT_GT(full, 10000);
+  // Line 10 is the first line of `class Net0`'s body; line 16 `def forward(self, x):`.
+  auto line_start = [&](uint32_t line) {
+    uint32_t off = 0;
+    for (uint32_t l = 0; l < line; ++l) off = static_cast<uint32_t>(text.find('\n', off)) + 1;
+    return off;
+  };
+  struct Case { uint32_t line; bool at_end; std::string insert; };
+  for (const Case& c : {Case{10, false, "    tmp = x.sum()\n"}, Case{16, true, "  # todo"}}) {
+    uint32_t at = line_start(c.line);
+    uint32_t col = 0;
+    if (c.at_end) {
+      col = static_cast<uint32_t>(text.find('\n', at)) - at;
+      at += col;
+    }
+    std::string edited = text;
+    edited.insert(at, c.insert);
+    TSTree* old = ts_tree_copy(tree);
+    bool newline = c.insert.back() == '\n';
+    TSInputEdit e{at, at, at + static_cast<uint32_t>(c.insert.size()), {c.line, col}, {c.line, col},
+                  newline ? TSPoint{c.line + 1, 0} : TSPoint{c.line, col + static_cast<uint32_t>(c.insert.size())}};
+    ts_tree_edit(old, &e);
+    counter.lexed = 0;
+    TSTree* again = ts_parser_parse_string(parser, old, edited.data(), static_cast<uint32_t>(edited.size()));
+    EXPECT_LT(counter.lexed, full / 20) << "line " << c.line << ": the re-parse lexed " << counter.lexed
+                                        << " tokens, a full parse " << full;
+    TSTree* fresh = ts_parser_parse_string(parser, nullptr, edited.data(), static_cast<uint32_t>(edited.size()));
+    char* a = ts_node_string(ts_tree_root_node(again));
+    char* b = ts_node_string(ts_tree_root_node(fresh));
+    EXPECT_STREQ(a, b);
+    std::free(a);
+    std::free(b);
+    ts_tree_delete(fresh);
+    ts_tree_delete(again);
+    ts_tree_delete(old);
+  }
+  ts_tree_delete(tree);
+  ts_parser_delete(parser);
 }
 
 }  // namespace
