@@ -19,6 +19,7 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/config.h"
+#include "analyzer/lsp/relint.h"
 #include "analyzer/lsp/server.h"
 #include "analyzer/python/syntax.h"
 #include "bench/lsp_document.h"
@@ -336,6 +337,47 @@ TEST(LspIncremental, FixturesMatchFromScratchAfterRandomEdits) {
     expected += kEditsPerFixture;
   }
   EXPECT_EQ(checked, expected);
+}
+
+// The comment-only re-lint is taken where it applies (the oracle above checks its results) and
+// not where the code changed.
+TEST(LspIncremental, CommentEditsReuseTheAnalysisCodeEditsDoNot) {
+  std::string text = gpulint::bench::make_training_script(200);
+  Document doc("file:///tmp/t.py", "/tmp/t.py", "python", 1, text);
+  FileSettings settings = FileSettings::all_rules_enabled();
+  RelintCache cache;
+  auto relint = [&] {
+    SourceFile src(doc.path(), doc.text());
+    FileReport got = cache.relint(src, doc.tree()->raw(), settings);
+    EXPECT_EQ(describe(got), describe(analyze_python(src, settings)));
+    return got;
+  };
+  FileReport first = relint();
+  ASSERT_FALSE(first.diagnostics.empty());
+  auto line_end = [&](uint32_t line) {
+    return static_cast<uint32_t>(doc.text().find('\n', doc.offset_of({line, 0})) - doc.offset_of({line, 0}));
+  };
+  // Line 44 is `            opt.step()` (no diagnostic), 46 `scale = torch.ones(10).cuda()`
+  // (DEV003, whose range ends where the comment starts: not reused, conservatively).
+  uint32_t col = line_end(44);
+  doc.apply_change(gpulint::lsp::Range{{44, col}, {44, col}}, "  # todo");
+  relint();
+  doc.apply_change(gpulint::lsp::Range{{44, col + 2}, {44, col + 8}}, "# noqa: DEV003");
+  relint();
+  doc.apply_change(gpulint::lsp::Range{{44, col}, {44, col + 16}}, "");  // back to the original text
+  relint();
+  EXPECT_EQ(cache.reused(), 3u);
+  EXPECT_EQ(cache.analysed(), 1u);
+  col = line_end(46);
+  doc.apply_change(gpulint::lsp::Range{{46, col}, {46, col}}, "  # noqa: DEV003");
+  FileReport suppressed = relint();
+  EXPECT_EQ(suppressed.suppressed, first.suppressed + 1);
+  doc.apply_change(gpulint::lsp::Range{{46, 12}, {46, 12}}, "x");  // inside the code
+  relint();
+  doc.apply_change(gpulint::lsp::Range{{0, 0}, {0, 0}}, "# header\n");  // a comment line of its own
+  relint();
+  EXPECT_EQ(cache.reused(), 3u);
+  EXPECT_EQ(cache.analysed(), 4u);
 }
 
 // The tree-sitter reuse fix (CMakeLists.txt): a statement line inserted at the top of a class

@@ -41,6 +41,7 @@
 #include "analyzer/analysis.h"
 #include "analyzer/config.h"
 #include "analyzer/lsp/document.h"
+#include "analyzer/lsp/relint.h"
 #include "analyzer/lsp/transport.h"
 
 namespace CLI {
@@ -100,6 +101,7 @@ class Server {
     FileReport report;                     ///< of doc->text() as last analysed
     std::optional<SourceFile> source;      ///< what `report` points into (nullopt: invalid text)
     bool dirty = true;                     ///< text or settings changed since the analysis
+    RelintCache relint;                    ///< the last analysis, for comment-only edits
   };
 
   bool dispatch_message(std::string_view body);
