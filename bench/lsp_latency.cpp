@@ -42,6 +42,7 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/lsp/document.h"
+#include "analyzer/lsp/relint.h"
 #include "analyzer/python/facts_builder.h"
 #include "analyzer/python/semantic_model.h"
 #include "bench/lsp_document.h"
@@ -304,11 +305,16 @@ int main(int argc, char** argv) {
     return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
   };
   std::vector<double> reparse_by_kind[3];
+  // What the server does after the re-parse: RelintCache (comment-only edits reuse the last
+  // analysis, others analyse the file), per kind of edit.
+  std::vector<double> relint_ms, relint_by_kind[3];
+  uint32_t relint_reused = 0, relint_total = 0;
   {
     using gpulint::LineCol;
     gpulint::lsp::Document doc(uri, "/tmp/gpulint-lsp-latency/train_long.py", "python", 1, text);
     doc.tree();
     gpulint::FileSettings settings = gpulint::FileSettings::all_rules_enabled();
+    gpulint::lsp::RelintCache relint;
     for (int e = 0; e < edits + warmup; ++e) {
       const json& c = changes[static_cast<std::size_t>(e)];
       gpulint::lsp::Range r{{c["range"]["start"]["line"], c["range"]["start"]["character"]},
@@ -323,12 +329,20 @@ int main(int argc, char** argv) {
       gpulint::FileReport rep = gpulint::analyze_python_tree(src, tree->raw(), settings);
       auto t2 = Clock::now();
       double c2 = thread_cpu_ms();
+      uint32_t reused_before = relint.reused();
+      gpulint::FileReport rep2 = relint.relint(src, tree->raw(), settings);
+      auto t2b = Clock::now();
+      if (rep2.diagnostics.size() != rep.diagnostics.size()) die("RelintCache and analyze_python_tree disagree");
       if (e >= warmup) {
         reparse_cpu_ms.push_back(c1 - c0);
         analyse_cpu_ms.push_back(c2 - c1);
         reparse_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         reparse_by_kind[kinds[static_cast<std::size_t>(e)]].push_back(reparse_ms.back());
         analyse_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+        relint_ms.push_back(std::chrono::duration<double, std::milli>(t2b - t2).count());
+        relint_by_kind[kinds[static_cast<std::size_t>(e)]].push_back(relint_ms.back());
+        ++relint_total;
+        if (relint.reused() > reused_before) ++relint_reused;
         // The analysis' two big parts, timed on their own (the semantic model, then the facts
         // built from it), every 5th edit.
         if (e % 5 == 0) {
@@ -369,8 +383,13 @@ int main(int argc, char** argv) {
         {"incremental_reparse_comment", stats(reparse_by_kind[2])},
         {"parse_from_scratch", stats(scratch_ms)},
         {"analyze_python_tree", stats(analyse_ms)},
+        {"relint", stats(relint_ms)},
+        {"relint_character_in_call", stats(relint_by_kind[0])},
+        {"relint_statement_line", stats(relint_by_kind[1])},
+        {"relint_comment", stats(relint_by_kind[2])},
         {"semantic_model", stats(model_ms)},
         {"build_facts", stats(facts_ms)}}},
+      {"relint_reused_analysis", {{"edits", relint_total}, {"reused", relint_reused}}},
       {"in_process_cpu_ms",
        {{"incremental_reparse", stats(reparse_cpu_ms)}, {"analyze_python_tree", stats(analyse_cpu_ms)}}},
   };
@@ -404,7 +423,8 @@ int main(int argc, char** argv) {
     md << "\nWhere one re-lint goes (in process, same edits):\n\n| step | p50 | p99 |\n|---|---|---|\n";
     for (const char* k : {"incremental_reparse", "incremental_reparse_character_in_call",
                           "incremental_reparse_statement_line", "incremental_reparse_comment",
-                          "parse_from_scratch", "analyze_python_tree", "semantic_model", "build_facts"}) {
+                          "parse_from_scratch", "analyze_python_tree", "relint", "relint_character_in_call",
+                          "relint_statement_line", "relint_comment", "semantic_model", "build_facts"}) {
       std::snprintf(buf, sizeof buf, "| %s | %.2f ms | %.2f ms |\n", k, ip[k]["p50"].get<double>(),
                     ip[k]["p99"].get<double>());
       md << buf;
