@@ -84,7 +84,8 @@ bool may_import_torch_family(std::string_view text) {
 }
 
 namespace {
-FileReport analyze_root(const SourceFile& source, TSNode root, const FileSettings& settings);
+FileReport analyze_root(const SourceFile& source, TSNode root, const FileSettings& settings,
+                        PythonAnalysisDetail* detail = nullptr);
 }  // namespace
 
 FileReport analyze_python(const SourceFile& source, const FileSettings& settings) {
@@ -100,8 +101,28 @@ FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
   return analyze_root(source, ts_tree_root_node(tree), settings);
 }
 
+FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
+                               const FileSettings& settings, PythonAnalysisDetail* detail) {
+  *detail = PythonAnalysisDetail{};
+  if (!may_import_torch_family(source.text()) || tree == nullptr) return {};
+  return analyze_root(source, ts_tree_root_node(tree), settings, detail);
+}
+
+void finish_python_report(const SourceFile& source, const std::vector<Comment>& comments,
+                          std::vector<Diagnostic> diagnostics, FileReport& report) {
+  report.diagnostics = std::move(diagnostics);
+  if (!report.diagnostics.empty())
+    report.suppressed = apply_python_suppressions(source, comments, report.diagnostics);
+  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.start != b.start) return a.start < b.start;
+                     return a.code < b.code;
+                   });
+}
+
 namespace {
-FileReport analyze_root(const SourceFile& source, TSNode root, const FileSettings& settings) {
+FileReport analyze_root(const SourceFile& source, TSNode root, const FileSettings& settings,
+                        PythonAnalysisDetail* detail) {
   FileReport report;
   StatementScan scan;
   scan_statements(root, source.text(), scan);
@@ -126,23 +147,24 @@ FileReport analyze_root(const SourceFile& source, TSNode root, const FileSetting
     return report;
   }
   FileFacts facts = python::build_facts(model, source);
+  std::vector<Diagnostic> diagnostics;
   for (const Rule* rule : all_rules()) {
     const RuleInfo& info = rule->info();
     if (!info.python || !settings.enabled.count(std::string(info.code))) continue;
-    rule->check(facts, settings.options, report.diagnostics);
+    rule->check(facts, settings.options, diagnostics);
   }
-  if (!report.diagnostics.empty()) {
+  std::vector<Comment> comments;
+  if (!diagnostics.empty() || detail) {
     if (!summary) summary = python::summarize(root);
-    std::vector<Comment> comments;
     comments.reserve(summary->comments.size());
     for (auto [s, e] : summary->comments) comments.push_back({s, e});
-    report.suppressed = apply_python_suppressions(source, comments, report.diagnostics);
   }
-  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     if (a.start != b.start) return a.start < b.start;
-                     return a.code < b.code;
-                   });
+  if (detail) {
+    detail->rules_ran = true;
+    detail->unsuppressed = diagnostics;
+    detail->comments = comments;
+  }
+  finish_python_report(source, comments, std::move(diagnostics), report);
   return report;
 }
 }  // namespace

@@ -94,6 +94,28 @@ FileReport analyze_python(const SourceFile& source, const FileSettings& settings
 FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
                                const FileSettings& settings);
 
+/// What analyze_python_tree computed on the way to its report, for a caller that re-lints the
+/// same document after an edit (the LSP server's comment-only re-lint, analyzer/lsp/relint.h).
+struct PythonAnalysisDetail {
+  /// The rules ran: the file imports torch (or a torch-based framework), parsed without being
+  /// too deeply nested. False: the report holds at most a syntax-error note.
+  bool rules_ran = false;
+  /// The rules' diagnostics before suppressions, in the order the rules produced them.
+  std::vector<Diagnostic> unsuppressed;
+  /// Byte ranges of every comment of the tree, in file order (filled when rules_ran).
+  std::vector<Comment> comments;
+};
+
+/// analyze_python_tree, also filling `detail` (not null). Same report.
+FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
+                               const FileSettings& settings, PythonAnalysisDetail* detail);
+
+/// The last step of a Python analysis: removes the `diagnostics` (the rules' output) that
+/// `comments` suppress (apply_python_suppressions, counted in report.suppressed) and stores the
+/// rest in report.diagnostics, sorted by start offset then code (stable).
+void finish_python_report(const SourceFile& source, const std::vector<Comment>& comments,
+                          std::vector<Diagnostic> diagnostics, FileReport& report);
+
 /// Removes diagnostics suppressed by `# noqa`, `# noqa: CODE[, CODE]` on their first line
 /// or `# gpulint: noqa` anywhere in the file (Python comments only — strings never count).
 /// Returns how many were removed.

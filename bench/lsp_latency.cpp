@@ -42,8 +42,10 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/lsp/document.h"
+#include "analyzer/lsp/relint.h"
 #include "analyzer/python/facts_builder.h"
 #include "analyzer/python/semantic_model.h"
+#include "bench/lsp_document.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -53,93 +55,6 @@ namespace {
 [[noreturn]] void die(const std::string& msg) {
   std::cerr << "gpulint_lsp_latency: " << msg << "\n";
   std::exit(2);
-}
-
-// One block of a training script (about 50 lines), names made unique with `k`.
-std::string block(int k) {
-  std::string s = R"(
-
-class Net{K}(nn.Module):
-    def __init__(self, hidden=256):
-        super().__init__()
-        self.fc1 = nn.Linear(784, hidden)
-        self.fc2 = nn.Linear(hidden, 10)
-        self.drop = nn.Dropout(0.1)
-
-    def forward(self, x):
-        x = F.relu(self.fc1(x.flatten(1)))
-        return self.fc2(self.drop(x))
-
-
-class Data{K}(Dataset):
-    def __init__(self, n=1024):
-        self.x = torch.randn(n, 28, 28)
-        self.y = torch.randint(0, 10, (n,))
-
-    def __len__(self):
-        return len(self.x)
-
-    def __getitem__(self, i):
-        return self.x[i], self.y[i]
-
-
-def train_{K}(args, device):
-    model = Net{K}().to(device)
-    loader = DataLoader(Data{K}(), batch_size=args.batch_size, shuffle=True)
-    opt = torch.optim.SGD(model.parameters(), lr=args.lr)
-    losses = []
-    for epoch in range(args.epochs):
-        for x, y in loader:
-            x, y = x.to(device), y.to(device)
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            losses.append(loss)
-            scale = torch.ones(10).cuda()
-    return losses
-
-
-def evaluate_{K}(model, device):
-    loader = DataLoader(Data{K}(256), batch_size=512, num_workers=2, pin_memory=True)
-    correct = 0
-    with torch.no_grad():
-        for x, y in loader:
-            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
-            correct += (model(x).argmax(1) == y).sum().item()
-    return correct)";
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s.compare(i, 3, "{K}") == 0) {
-      out += std::to_string(k);
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-std::string make_source(int lines) {
-  std::string s =
-      "\"\"\"A long training script (generated for the LSP latency benchmark).\"\"\"\n"
-      "import argparse\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
-      "from torch.utils.data import DataLoader, Dataset\n";
-  int k = 0;
-  auto count = [&] { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); };
-  const std::string tail =
-      "\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
-      "    parser.add_argument(\"--batch-size\", type=int, default=64)\n"
-      "    parser.add_argument(\"--lr\", type=float, default=0.1)\n"
-      "    parser.add_argument(\"--epochs\", type=int, default=1)\n"
-      "    args = parser.parse_args()\n"
-      "    device = torch.device(\"cuda\")\n"
-      "    train_0(args, device)\n\n\nif __name__ == \"__main__\":\n    main()\n";
-  int tail_lines = static_cast<int>(std::count(tail.begin(), tail.end(), '\n'));
-  while (count() + 52 + tail_lines <= lines) s += block(k++);
-  s += tail;
-  while (count() < lines) s += "# padding\n";
-  return s;
 }
 
 std::string frame(const json& j) {
@@ -268,7 +183,7 @@ int main(int argc, char** argv) {
   if (lines < 100 || edits < 1) die("--lines must be at least 100 and --edits at least 1");
   signal(SIGPIPE, SIG_IGN);
 
-  std::string text = make_source(lines);
+  std::string text = gpulint::bench::make_training_script(lines);
   if (!save_source.empty()) std::ofstream(save_source) << text;
   std::vector<std::string> doc_lines;
   {
@@ -390,11 +305,16 @@ int main(int argc, char** argv) {
     return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
   };
   std::vector<double> reparse_by_kind[3];
+  // What the server does after the re-parse: RelintCache (comment-only edits reuse the last
+  // analysis, others analyse the file), per kind of edit.
+  std::vector<double> relint_ms, relint_by_kind[3];
+  uint32_t relint_reused = 0, relint_total = 0;
   {
     using gpulint::LineCol;
     gpulint::lsp::Document doc(uri, "/tmp/gpulint-lsp-latency/train_long.py", "python", 1, text);
     doc.tree();
     gpulint::FileSettings settings = gpulint::FileSettings::all_rules_enabled();
+    gpulint::lsp::RelintCache relint;
     for (int e = 0; e < edits + warmup; ++e) {
       const json& c = changes[static_cast<std::size_t>(e)];
       gpulint::lsp::Range r{{c["range"]["start"]["line"], c["range"]["start"]["character"]},
@@ -409,12 +329,20 @@ int main(int argc, char** argv) {
       gpulint::FileReport rep = gpulint::analyze_python_tree(src, tree->raw(), settings);
       auto t2 = Clock::now();
       double c2 = thread_cpu_ms();
+      uint32_t reused_before = relint.reused();
+      gpulint::FileReport rep2 = relint.relint(src, tree->raw(), settings);
+      auto t2b = Clock::now();
+      if (rep2.diagnostics.size() != rep.diagnostics.size()) die("RelintCache and analyze_python_tree disagree");
       if (e >= warmup) {
         reparse_cpu_ms.push_back(c1 - c0);
         analyse_cpu_ms.push_back(c2 - c1);
         reparse_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         reparse_by_kind[kinds[static_cast<std::size_t>(e)]].push_back(reparse_ms.back());
         analyse_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+        relint_ms.push_back(std::chrono::duration<double, std::milli>(t2b - t2).count());
+        relint_by_kind[kinds[static_cast<std::size_t>(e)]].push_back(relint_ms.back());
+        ++relint_total;
+        if (relint.reused() > reused_before) ++relint_reused;
         // The analysis' two big parts, timed on their own (the semantic model, then the facts
         // built from it), every 5th edit.
         if (e % 5 == 0) {
@@ -455,8 +383,13 @@ int main(int argc, char** argv) {
         {"incremental_reparse_comment", stats(reparse_by_kind[2])},
         {"parse_from_scratch", stats(scratch_ms)},
         {"analyze_python_tree", stats(analyse_ms)},
+        {"relint", stats(relint_ms)},
+        {"relint_character_in_call", stats(relint_by_kind[0])},
+        {"relint_statement_line", stats(relint_by_kind[1])},
+        {"relint_comment", stats(relint_by_kind[2])},
         {"semantic_model", stats(model_ms)},
         {"build_facts", stats(facts_ms)}}},
+      {"relint_reused_analysis", {{"edits", relint_total}, {"reused", relint_reused}}},
       {"in_process_cpu_ms",
        {{"incremental_reparse", stats(reparse_cpu_ms)}, {"analyze_python_tree", stats(analyse_cpu_ms)}}},
   };
@@ -490,7 +423,8 @@ int main(int argc, char** argv) {
     md << "\nWhere one re-lint goes (in process, same edits):\n\n| step | p50 | p99 |\n|---|---|---|\n";
     for (const char* k : {"incremental_reparse", "incremental_reparse_character_in_call",
                           "incremental_reparse_statement_line", "incremental_reparse_comment",
-                          "parse_from_scratch", "analyze_python_tree", "semantic_model", "build_facts"}) {
+                          "parse_from_scratch", "analyze_python_tree", "relint", "relint_character_in_call",
+                          "relint_statement_line", "relint_comment", "semantic_model", "build_facts"}) {
       std::snprintf(buf, sizeof buf, "| %s | %.2f ms | %.2f ms |\n", k, ip[k]["p50"].get<double>(),
                     ip[k]["p99"].get<double>());
       md << buf;

@@ -138,6 +138,13 @@ Document* Server::document(const std::string& uri) {
   return it == docs_.end() ? nullptr : it->second.doc.get();
 }
 
+const FileReport* Server::report(const std::string& uri) {
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return nullptr;
+  analyse(it->second);
+  return &it->second.report;
+}
+
 void Server::flush_publishes() {
   std::set<std::string> uris;
   uris.swap(pending_publish_);
@@ -395,6 +402,7 @@ void Server::reload_configuration() {
 void Server::resolve_settings(OpenDocument& od) {
   od.dirty = true;
   od.settings.reset();
+  od.relint.clear();
   od.config_error.clear();
   if (!resolver_) {
     od.config_error = resolver_error_;
@@ -528,10 +536,13 @@ void Server::analyse(OpenDocument& od) {
     return;
   }
   if (!od.settings) return;
-  if (od.source->had_bom())  // the tree covers the BOM, the SourceFile does not
+  if (od.source->had_bom()) {  // the tree covers the BOM, the SourceFile does not
+    od.relint.clear();
     od.report = analyze_python(*od.source, *od.settings);
-  else
-    od.report = analyze_python_tree(*od.source, tree ? tree->raw() : nullptr, *od.settings);
+  } else {
+    // Comment-only edits reuse the last analysis (analyzer/lsp/relint.h).
+    od.report = od.relint.relint(*od.source, tree ? tree->raw() : nullptr, *od.settings);
+  }
 }
 
 json Server::range_json(const SourceFile& src, uint32_t start, uint32_t end) const {

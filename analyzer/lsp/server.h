@@ -41,6 +41,7 @@
 #include "analyzer/analysis.h"
 #include "analyzer/config.h"
 #include "analyzer/lsp/document.h"
+#include "analyzer/lsp/relint.h"
 #include "analyzer/lsp/transport.h"
 
 namespace CLI {
@@ -87,6 +88,10 @@ class Server {
   int exit_code() const { return shutdown_ ? 0 : 1; }
   /// The open document with this URI, or nullptr (tests).
   Document* document(const std::string& uri);
+  /// The report of the open document with this URI as the server publishes it now (analysed
+  /// here first if its text or settings changed since the last analysis), or nullptr when no
+  /// such document is open (tests: the incremental analysis against a from-scratch one).
+  const FileReport* report(const std::string& uri);
 
  private:
   struct OpenDocument {
@@ -96,6 +101,7 @@ class Server {
     FileReport report;                     ///< of doc->text() as last analysed
     std::optional<SourceFile> source;      ///< what `report` points into (nullopt: invalid text)
     bool dirty = true;                     ///< text or settings changed since the analysis
+    RelintCache relint;                    ///< the last analysis, for comment-only edits
   };
 
   bool dispatch_message(std::string_view body);
