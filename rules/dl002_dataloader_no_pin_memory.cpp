@@ -16,9 +16,12 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds `torch.utils.data.DataLoader(...)` calls without `pin_memory=True` (absent, `False`, or
 `False` through `**kwargs`) whose batches the training loop copies to a CUDA device
-(`.to(device)` / `.cuda()` where the device is CUDA). The loop may iterate the loader directly,
+(`.to(device)` / `.cuda()` where the device is CUDA, `.type(torch.cuda.FloatTensor)` also through
+a name bound to that type; a copy whose result is discarded still counts when the loop calls a
+model on CUDA — see DEV002). The loop may iterate the loader directly,
 through `enumerate`/`tqdm`/`zip`, through an iterator drawn with `next(...)`, or through a
-wrapper class of the file whose `__iter__` moves each batch (`DeviceDataLoader`).
+wrapper class of the file whose `__iter__` moves each batch (`DeviceDataLoader`), and the
+loader may come from a helper function of the file (`train_loader, test_loader = load_data()`).
 
 Python only: LibTorch's `torch::data::DataLoaderOptions` (C++) has no pin-memory option
 (its fields are batch_size, workers, max_jobs, timeout, enforce_ordering and drop_last), so

@@ -17,7 +17,12 @@ constexpr RuleInfo kInfo{
 Finds training loops (loops that call `backward()`) that keep a graph-attached tensor — a
 loss, a model output, arithmetic on them — in something that outlives the iteration:
 `losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`. A sum of attached
-tensors is attached too (`epoch_loss += loss` then `history.append(epoch_loss)`).
+tensors is attached too (`epoch_loss += loss` then `history.append(epoch_loss)`), so are torch
+functions of attached tensors (`F.softmax(out, 1)`), their `.cpu()` copies (only `.detach()`
+drops the graph), and other methods of the model called on an input
+(`model.neglog_likelihood(x)`, even when never back-propagated). A training-step method that
+calls `backward()` once per call keeps what it adds to instance state
+(`self.running_loss += loss`) across calls.
 
 It also finds evaluation loops that call a model and can run with autograd on: not under
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once

@@ -347,11 +347,30 @@ class Builder {
     if (is(n, "call")) {
       std::string_view mm = method_name(n, src_);
       if (mm == "to" || mm == "cuda") return true;
+      if (creates_cuda_typed_tensor(n)) return true;
     }
     if (is(n, "keyword_argument") && t(field(n, "name")) == "device") return true;
     bool found = false;
     for_each_named_child(n, [&](TSNode ch) { found = found || moves_to_device(ch, depth + 1); });
     return found;
+  }
+
+  // `torch.cuda.FloatTensor([label])` (a legacy typed constructor of the torch.cuda module: it
+  // allocates on the current CUDA device) or `x.type(torch.cuda.FloatTensor)` (a copy there).
+  bool creates_cuda_typed_tensor(TSNode call) const {
+    TSNode fn = unparen(field(call, "function"));
+    TSNode type_name{};
+    if (is(fn, "attribute") && t(field(fn, "attribute")) == "type") {
+      auto a = positional_args(call);
+      if (!a.empty()) type_name = unparen(a[0]);
+    } else if (is(fn, "attribute") || is(fn, "identifier")) {
+      type_name = fn;
+    }
+    if (is_null(type_name) || !(is(type_name, "attribute") || is(type_name, "identifier"))) return false;
+    std::string_view last = is(type_name, "attribute") ? t(field(type_name, "attribute")) : t(type_name);
+    if (last.size() < 6 || last.substr(last.size() - 6) != "Tensor") return false;
+    auto q = m_.qualified_name(type_name, m_.scope_of(type_name));
+    return q && starts_with(*q, "torch.cuda.");
   }
 
   // nn.DataParallel / DistributedDataParallel / torch.compile wrap a model built elsewhere.
@@ -641,6 +660,9 @@ class Builder {
   // The model a callee refers to (by origin or by a name that held it).
   const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
     callee = unparen(callee);
+    // `model.forward(x)` runs the same forward as `model(x)` (without the hooks).
+    if (is(callee, "attribute") && t(field(callee, "attribute")) == "forward")
+      callee = unparen(field(callee, "object"));
     auto os = m_.origins(callee, s);
     for (const auto& o : os)
       for (const auto& mi : models_) {
@@ -692,8 +714,55 @@ class Builder {
     if (all_cpu) return Where::Cpu;
     return any_accel ? Where::Accelerator : Where::Unknown;
   }
+  // True when `e` is provably a torch tensor: its placement is known (a torch factory or
+  // conversion, followed by tensor_where), or it ends in a method only tensors have (NumPy
+  // arrays have reshape/flatten/squeeze/view but not these).
+  bool is_tensor_expression(TSNode e, const Scope* s) const {
+    e = unparen(e);
+    if (tensor_where(e, s) != Where::Unknown) return true;
+    if (!is(e, "call") || is_null(receiver(e))) return false;
+    static const std::set<std::string_view> kTensorOnly = {"unsqueeze", "permute", "contiguous", "cuda",
+                                                           "float", "half", "long", "bfloat16"};
+    return kTensorOnly.count(method_name(e, src_)) > 0;
+  }
+
+  // The value of the assignment that provably gives `name` its value at `use`: the nearest
+  // `name = v` statement before the use's statement in the same block, with no other binding of
+  // the name between them (`X = torch.tensor(X, dtype=torch.float32)` replaces what
+  // `X, Xv = train_test_split(...)` bound). Null when there is none or it is not that simple.
+  TSNode straight_line_value(TSNode name, const Scope* s) const {
+    if (!is(name, "identifier")) return TSNode{};
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(t(name), s, &fs);
+    if (!bs || fs != s) return TSNode{};
+    TSNode use_stmt = name;
+    for (TSNode p = m_.parent(name); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "block") || is(p, "module")) break;
+      if (is_def(p) || is(p, "lambda")) return TSNode{};
+      use_stmt = p;
+    }
+    TSNode block = m_.parent(use_stmt);
+    const Binding* best = nullptr;
+    for (const auto& b : *bs) {
+      if (is_null(b.stmt) || start(b.stmt) >= start(use_stmt)) continue;
+      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) &&
+          is(b.stmt, "assignment") && is(m_.parent(b.stmt), "expression_statement") &&
+          same(m_.parent(m_.parent(b.stmt)), block)) {
+        if (!best || start(b.stmt) > start(best->stmt)) best = &b;
+      }
+    }
+    if (!best) return TSNode{};
+    for (const auto& b : *bs) {
+      if (&b == best || is_null(b.stmt)) continue;
+      TSNode at = is_null(b.target) ? b.stmt : b.target;
+      if (start(at) > start(best->stmt) && start(at) < start(use_stmt)) return TSNode{};
+    }
+    return best->value;
+  }
+
   Where tensor_where(TSNode e, const Scope* s, int depth = 0) const {
     if (depth > 12) return Where::Unknown;
+    if (TSNode v = straight_line_value(unparen(e), s); !is_null(v)) return tensor_where(v, s, depth + 1);
     auto os = m_.origins(e, s);
     if (os.empty()) return Where::Unknown;
     std::optional<Where> out;
@@ -807,6 +876,20 @@ class Builder {
             }
             TSNode cls = local_class(o.node, o.scope);
             if (!is_null(cls) && moves_to_device(cls)) site.dataset_on_cuda = true;
+            // A dataset class of this file given tensors that are provably on an accelerator
+            // (`ArtificialDataset(torch.from_numpy(x).to(device))`): its items are slices of them.
+            if (!is_null(cls))
+              for (auto a : args_of(o.node)) {
+                TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+                if (is(v, "list_splat") || is(v, "dictionary_splat")) continue;
+                if (tensor_where(v, o.scope) == Where::Accelerator) site.dataset_on_cuda = true;
+              }
+            // A tensor used as the dataset itself (`DataLoader(img)`: items are its rows), in
+            // memory like a TensorDataset.
+            if (is_tensor_expression(o.node, o.scope)) {
+              site.dataset_small_in_memory = true;
+              if (tensor_where(o.node, o.scope) == Where::Accelerator) site.dataset_on_cuda = true;
+            }
             // A dataset built with `device=` (not provably the CPU) yields tensors there.
             TSNode dk = keyword_arg(o.node, "device", src_);
             if (!is_null(dk)) {
@@ -1085,7 +1168,10 @@ class Builder {
     std::set<std::string> ever;        // names that held batch data
     std::set<std::string> reported;
     std::set<std::string> gpu_outputs;  // names bound to the CUDA model's output (not brought back)
+    std::set<std::string> whole_batch;  // names bound to a whole batch (`for batch in loader`)
+    std::set<std::string> discarded;    // batch tensors whose `.to()` result was thrown away
     bool copied_to_cuda = false;
+    bool discarded_copy_to_cuda = false;  // a batch copied to CUDA by a statement that drops it
   };
 
   // Classifies an expression as holding (un)moved batch data; nullopt: neither / unknown.
@@ -1205,15 +1291,56 @@ class Builder {
     return !is_null(r) && classify(r, s, st).has_value();
   }
 
+  // x.type(torch.cuda.FloatTensor), or through a name the file binds to one:
+  // `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor` (either branch may run).
+  bool names_cuda_tensor_type(TSNode e, const Scope* s) const {
+    std::vector<Origin> cands{{unparen(e), s}};
+    for (const auto& o : m_.origins(e, s)) cands.push_back(o);
+    for (std::size_t i = 0; i < cands.size() && i < 32; ++i) {
+      TSNode n = unparen(cands[i].node);
+      if (is(n, "conditional_expression")) {
+        // `a if cond else b`: the values are the first and third named children.
+        auto ch = named_children(n);
+        if (ch.size() == 3) {
+          cands.push_back({ch[0], cands[i].scope});
+          cands.push_back({ch[2], cands[i].scope});
+        }
+        continue;
+      }
+      auto q = m_.qualified_name(n, cands[i].scope);
+      if (q && starts_with(*q, "torch.cuda.")) return true;
+    }
+    return false;
+  }
+
+  // `data.to(device)` as a statement of its own. The copy still happens (DL002's evidence that
+  // the loader's batches go to the GPU, when the loop also calls a model on CUDA: a file whose
+  // only CUDA use is a dropped copy does not train there), but Tensor.to returns it and leaves `data` where it was
+  // (unlike Module.to), so `data` stays unmoved (DEV002). A whole batch (`for batch in loader:
+  // batch.to(device)`) may be an object whose .to() works in place (Hugging Face BatchEncoding,
+  // PyG Batch; a default-collated list or dict has no .to()): it counts as moved then.
+  void discarded_move(TSNode call, const Scope* s, LoopState& st) {
+    bool before = st.copied_to_cuda;
+    note_move(call, s, st);
+    if (st.copied_to_cuda && !before) {
+      st.copied_to_cuda = false;
+      st.discarded_copy_to_cuda = true;
+    }
+    TSNode r = unparen(receiver(call));
+    if (is(r, "identifier") && st.whole_batch.count(std::string(t(r)))) {
+      st.names[std::string(t(r))] = State::Moved;
+      return;
+    }
+    st.discarded.insert(std::string(t(r)));
+  }
+
   void note_move(TSNode call, const Scope* s, LoopState& st) {
     std::string_view meth = method_name(call, src_);
     if (meth == "cuda") { st.copied_to_cuda = true; return; }
     auto a = positional_args(call);
     TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
     if (meth == "type") {
-      // x.type(torch.cuda.FloatTensor): a CUDA tensor type.
-      auto q = is_null(dev) ? std::nullopt : m_.qualified_name(dev, s);
-      if (q && starts_with(*q, "torch.cuda.")) st.copied_to_cuda = true;
+      if (!is_null(dev) && names_cuda_tensor_type(dev, s)) st.copied_to_cuda = true;
       return;
     }
     if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) st.copied_to_cuda = true;
@@ -1236,12 +1363,18 @@ class Builder {
       if (is(left, "identifier")) ids.push_back(left);
       else collect_identifiers(left, ids);
       for (auto id : ids) {
+        st.whole_batch.erase(std::string(t(id)));
+        st.discarded.erase(std::string(t(id)));
         if (gpu) st.gpu_outputs.insert(std::string(t(id)));
         else if (!conditional) st.gpu_outputs.erase(std::string(t(id)));
       }
     }
     if (is(left, "identifier")) {
       std::string name(t(left));
+      // A whole batch stays one under another name or when drawn with next().
+      bool whole = (is(right, "identifier") && st.whole_batch.count(std::string(t(right)))) ||
+                   (is(right, "call") && !next_batch_loaders(right, s).empty());
+      if (whole) st.whole_batch.insert(name);
       auto c = classify(right, s, st);
       if (c && !(conditional && *c == State::Moved)) {
         st.names[name] = *c;
@@ -1292,6 +1425,10 @@ class Builder {
       if (is(e, "subscript")) { e = field(e, "value"); continue; }
       if (!is(e, "call")) return false;
       TSNode r = receiver(e);
+      if (!is_null(r) && method_name(e, src_) == "forward") {  // model.forward(x)
+        const ModelInfo* mi = model_for_callee(field(e, "function"), s);
+        return mi && mi->on_cuda;
+      }
       if (!is_null(r)) {
         std::string_view meth = method_name(e, src_);
         if (!kSameDeviceMethods.count(meth)) return false;  // .cpu(), .item(), .numpy(), .to(x) ...
@@ -1353,7 +1490,9 @@ class Builder {
         if (is(a, "keyword_argument")) v = field(a, "value");
         else if (is(a, "list_splat") || is(a, "dictionary_splat")) v = named(a, 0);
         v = unparen(v);
-        if (!(is(v, "identifier") || is(v, "subscript") || is(v, "attribute"))) continue;
+        // `target.squeeze()`, `x.float()`: same-device methods of a batch tensor are still on the CPU.
+        bool same_device_call = is(v, "call") && !is_null(receiver(v)) && kSameDeviceMethods.count(method_name(v, src_));
+        if (!(is(v, "identifier") || is(v, "subscript") || is(v, "attribute") || same_device_call)) continue;
         auto cst = classify(v, s, st);
         if (!cst || *cst != State::Unmoved) continue;
         TSNode root = root_identifier(v);
@@ -1365,6 +1504,7 @@ class Builder {
         u.argument = {start(v), end(v)};
         u.variable = key;
         u.consumer = model_call ? "model" : "loss";
+        u.move_discarded = st.discarded.count(key) > 0 || st.discarded.count(var) > 0;
         std::string moved;
         if (dev_model->cuda_method) moved = key + ".cuda()";
         else if (!dev_model->device_text.empty()) {
@@ -1399,8 +1539,7 @@ class Builder {
           TSNode left = unparen(field(ch, "left"));
           if (is(left, "identifier")) st.names.erase(std::string(t(left)));
         } else if (discarded_tensor_move(ch, s, st)) {
-          // `data.to(device)` as a statement: Tensor.to returns a copy and leaves `data` where
-          // it was (unlike Module.to), so nothing moved.
+          discarded_move(ch, s, st);
         } else {
           classify(ch, s, st);  // records inline moves such as `x.to(device)` used as a value
         }
@@ -1494,13 +1633,14 @@ class Builder {
       st.names[std::string(t(id))] = State::Unmoved;
       st.ever.insert(std::string(t(id)));
     }
+    if (ids.size() == 1 && is(batch_pattern, "identifier")) st.whole_batch.insert(std::string(t(ids[0])));
     LoopCtx ctx{loop, s, nullptr, {}};
     LoopWalk w;
     w.skipped = managed_ || on_cuda || managed;
     std::size_t before = facts_.unmoved_batches.size();
     walk_block(field(loop, "body"), s, st, ctx, false);
     if (w.skipped) facts_.unmoved_batches.resize(before);
-    w.copied_to_cuda = st.copied_to_cuda;
+    w.copied_to_cuda = st.copied_to_cuda || (st.discarded_copy_to_cuda && !ctx.models_called.empty());
     w.models_called = std::move(ctx.models_called);
     return w;
   }
@@ -1750,9 +1890,47 @@ class Builder {
       if (is_criterion(fn, s)) return true;
       const ModelInfo* mi = model_for_callee(fn, s);
       if (mi) return true;
+      if (q && attached_torch_function(e, *q, s, att)) return true;
+      if (!is_null(r) && model_method_output(e, s)) return true;
       return false;
     }
     return false;
+  }
+
+  // `F.softmax(out, dim=1)`, `torch.sigmoid(out)`: a torch function of an attached tensor
+  // computes an attached result (it records a grad_fn). Not the functions whose results carry
+  // no graph (kDetaching's names: argmax, eq, round …) nor those returning (values, indices)
+  // pairs, whose indices are not attached (`torch.max(out, 1)[1]`).
+  bool attached_torch_function(TSNode call, const std::string& q, const Scope* s,
+                               const std::set<std::string>& att) const {
+    if (!starts_with(q, "torch.") || starts_with(q, "torch.autograd.") || starts_with(q, "torch.cuda.")) return false;
+    std::string_view fn = std::string_view(q).substr(q.rfind('.') + 1);
+    static const std::set<std::string_view> kPairs = {"max", "min", "sort", "topk", "kthvalue", "mode",
+                                                      "median", "nanmedian", "unique", "histc", "bucketize",
+                                                      // a copy without the graph, or not a tensor
+                                                      "tensor", "save", "is_tensor", "is_floating_point", "is_nonzero"};
+    if (kDetaching.count(fn) || kPairs.count(fn) || starts_with(fn, "no_grad") || fn == "inference_mode") return false;
+    for (auto a : positional_args(call))
+      if (attached(a, s, att)) return true;
+    return false;
+  }
+
+  // `model.neglog_likelihood(x)`: a method of a model of this file called on an input computes
+  // with the model's parameters, so its result is attached — not the nn.Module methods that
+  // manage the module itself.
+  bool model_method_output(TSNode call, const Scope* s) const {
+    static const std::set<std::string_view> kModuleMethods = {
+        "to", "cuda", "cpu", "apply", "load_state_dict", "state_dict", "parameters", "named_parameters",
+        "buffers", "named_buffers", "modules", "named_modules", "children", "named_children",
+        "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
+        "register_full_backward_hook", "add_module", "get_submodule", "get_parameter", "get_buffer",
+        "requires_grad_", "train", "eval", "zero_grad", "half", "float", "double", "bfloat16", "type",
+        "share_memory", "extra_repr", "forward"};
+    std::string_view meth = method_name(call, src_);
+    if (kModuleMethods.count(meth) || positional_args(call).empty()) return false;
+    TSNode r = unparen(receiver(call));
+    if (!(is(r, "identifier") || is(r, "attribute"))) return false;
+    return model_for_callee(r, s) != nullptr;
   }
 
   // True when `stmt`, inside `loop`, runs only on some iterations: an if/elif/else branch or
@@ -1793,7 +1971,42 @@ class Builder {
     std::set<uint32_t> reported;
     for (TSNode loop : m_.loops()) {
       if (dead(loop) || (!loop_backprops(loop) && !eval_loop_with_grad(loop))) continue;
-      const Scope* s = m_.scope_of(loop);
+      kept_in_body(loop, m_.scope_of(loop), reported);
+    }
+    // A training-step method (`def train(self, x, y): ... loss.backward()`, called once per step
+    // by code outside the file): its instance state outlives the call, so `self.running_loss +=
+    // loss` keeps every step's graph. Only `self.` containers count here (locals die with the
+    // call); loops inside the method were covered above.
+    for (TSNode def : step_methods()) {
+      const Scope* fs = m_.function_scope(def);
+      if (fs) kept_in_body(def, fs, reported);
+    }
+  }
+
+  // Methods of this file's classes that back-propagate once per call: a backward() that no loop
+  // of the method encloses.
+  std::vector<TSNode> step_methods() {
+    std::vector<TSNode> out;
+    for (TSNode top : named_children(m_.root())) {
+      if (!is(top, "class_definition") || dead(top)) continue;
+      for (TSNode m : named_children(field(top, "body"))) {
+        if (is(m, "decorated_definition")) m = field(m, "definition");
+        if (!is(m, "function_definition")) continue;
+        bool step = false;
+        visit(field(m, "body"), [&](TSNode n) {
+          if (step || !is(n, "call") || method_name(n, src_) != "backward") return;
+          if (is_null(innermost_loop(n))) step = true;
+        });
+        if (step) out.push_back(m);
+      }
+    }
+    return out;
+  }
+
+  // The MEM001 walk over the body of `loop` (a for/while loop, or a step method whose calls are
+  // the iterations), in scope `s`.
+  void kept_in_body(TSNode loop, const Scope* s, std::set<uint32_t>& reported) {
+    {
       std::set<std::string> att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
       visit(field(loop, "body"), [&](TSNode n) {

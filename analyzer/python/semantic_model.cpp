@@ -997,8 +997,11 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
         auto sub = origins(b.value, fs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
       } else if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value)) {
-        // `x, y = accelerator.prepare(a, b)` — the origin is the call itself.
-        out.push_back({unparen(b.value), fs});
+        // `train_loader, test_loader = load_data()`: element i of what a function of this file
+        // returns; otherwise (`x, y = accelerator.prepare(a, b)`) the origin is the call itself.
+        auto elems = unpacked_return_origins(b, depth);
+        if (!elems.empty()) out.insert(out.end(), elems.begin(), elems.end());
+        else out.push_back({unparen(b.value), fs});
       } else if (b.kind == Binding::Kind::Param && b.param_index >= 0) {
         int index = b.param_index;
         const Scope* fscope = scope_of(b.function);
@@ -1086,6 +1089,37 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   }
   out.push_back({expr, scope});
   return out;
+}
+
+std::vector<Origin> SemanticModel::unpacked_return_origins(const Binding& b, int depth) const {
+  std::vector<Origin> out;
+  TSNode call = unparen(b.value);
+  if (!is(call, "call") || is_null(b.target) || !is(b.stmt, "assignment")) return out;
+  // Only a name of the assignment's own pattern (`a, (b, c) = f()` gives nested names an
+  // index into the inner pattern, which does not say which returned element they get).
+  TSNode pattern = unparen(field(b.stmt, "left"));
+  TSNode up = this->parent(b.target);
+  if (!same(up, pattern)) return out;
+  std::size_t arity = named_children(pattern).size();
+  const Scope* call_scope = scope_of(call);
+  TSNode def = resolve_local_function(call, call_scope);
+  if (is_null(def)) return out;
+  std::vector<TSNode> returns = returned_values(def);
+  const Scope* fscope = function_scope(def);
+  if (returns.empty() || !fscope) return out;
+  std::vector<Origin> found;
+  for (TSNode r : returns) {
+    r = unparen(r);
+    // Every return must be a tuple of the pattern's arity: otherwise the element is unknown.
+    if (!(is(r, "expression_list") || is(r, "tuple"))) return out;
+    auto el = named_children(r);
+    if (el.size() != arity) return out;
+    for (TSNode e : el)
+      if (is(e, "list_splat")) return out;
+    auto sub = origins(el[static_cast<std::size_t>(b.unpack_index)], fscope, depth + 1);
+    found.insert(found.end(), sub.begin(), sub.end());
+  }
+  return found;
 }
 
 std::vector<TSNode> SemanticModel::returned_values(TSNode def) const {
