@@ -449,6 +449,7 @@ class Builder {
     for (TSNode c : m_.calls()) {
       const Scope* s = m_.scope_of(c);
       auto q = m_.callee_name(c, s);
+      if (!q || !starts_with(*q, "torch.optim.")) q = optimizer_class_through_name(c, s);
       if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) continue;
       // X.parameters() anywhere in the optimizer's arguments.
       visit(c, [&](TSNode n) {
@@ -492,6 +493,23 @@ class Builder {
       f.placed = mi.placed || managed_ || mi.opaque;
       facts_.models.push_back(f);
     }
+  }
+
+  // `optimizer(model.parameters(), lr=lr)` where the name holds an optimizer class
+  // (`def train(optimizer=optim.SGD)`, `opt_cls = torch.optim.Adam`): that class's qualified
+  // name, when every origin of the callee is one torch.optim class; nullopt otherwise.
+  std::optional<std::string> optimizer_class_through_name(TSNode call, const Scope* s) const {
+    TSNode fn = unparen(field(call, "function"));
+    if (!is(fn, "identifier")) return std::nullopt;
+    std::optional<std::string> found;
+    for (const auto& o : m_.origins(fn, s)) {
+      // `optimizer = optimizer(model.parameters())` rebinds the name to this very call.
+      if (contains(o.node, call)) continue;
+      auto q = m_.qualified_name(unparen(o.node), o.scope);
+      if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) return std::nullopt;
+      found = q;
+    }
+    return found;
   }
 
   // The name a placement or argument refers to: `model` or `self.model` -> "model".

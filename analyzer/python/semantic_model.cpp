@@ -663,10 +663,15 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     TSNode args = field(e, "arguments");
     auto ch = is(args, "argument_list") ? named_children(args) : std::vector<TSNode>{};
     if (*q == "torch.device" && !ch.empty() && !is(ch[0], "keyword_argument")) {
-      auto vs = evaluate(ch[0], s, depth + 1);
-      for (auto& v : vs)
+      // None cannot reach torch.device (it raises TypeError): `def get_device(device=None):
+      // if device: return torch.device(device)` gives the strings the other paths assign.
+      std::vector<Value> vs;
+      for (auto& v : evaluate(ch[0], s, depth + 1)) {
+        if (v.kind == Value::Kind::None) continue;
         if (v.kind != Value::Kind::Str) return unknown();
-      return vs;
+        vs.push_back(v);
+      }
+      return vs.empty() ? unknown() : vs;
     }
     if ((*q == "builtins.int" || *q == "builtins.bool") && ch.size() == 1 && !is(ch[0], "keyword_argument")) {
       auto vs = evaluate(ch[0], s, depth + 1);
@@ -1014,19 +1019,31 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
           TSNode args = field(site.node, "arguments");
           if (!is(args, "argument_list")) continue;
           int pos = 0;
+          bool passed = false, splat = false;
           for (auto ch : named_children(args)) {
             if (is(ch, "keyword_argument")) {
               if (text(field(ch, "name"), src_) == pname) {
+                passed = true;
                 auto sub = origins(field(ch, "value"), site.scope, depth + 1);
                 out.insert(out.end(), sub.begin(), sub.end());
               }
             } else if (!is(ch, "list_splat") && !is(ch, "dictionary_splat")) {
               if (pos == index) {
+                passed = true;
                 auto sub = origins(ch, site.scope, depth + 1);
                 out.insert(out.end(), sub.begin(), sub.end());
               }
               ++pos;
+            } else {
+              splat = true;
             }
+          }
+          // `train_mlp()` with `def train_mlp(model=MLP(), optimizer=optim.SGD)`: a call site
+          // that passes nothing for the parameter gets its default (evaluated in the scope
+          // around the definition).
+          if (!passed && !splat && !is_null(b.param_default)) {
+            auto sub = origins(b.param_default, scope_of(b.param_default), depth + 1);
+            out.insert(out.end(), sub.begin(), sub.end());
           }
         }
       }
