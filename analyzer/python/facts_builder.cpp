@@ -316,7 +316,30 @@ class Builder {
   bool is_opaque_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
     auto q = m_.callee_name(call, s);
-    return q && !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
+    if (!q) return imported_registry_entry(field(call, "function"), s);
+    return !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
+  }
+
+  // `available_models[name]` where `available_models = {"gmm": GaussianMixture, ...}` is bound
+  // once, to a dict literal whose values are all imported (non-builtin) callables.
+  bool imported_registry_entry(TSNode fn, const Scope* s) const {
+    fn = unparen(fn);
+    if (!is(fn, "subscript")) return false;
+    TSNode base = unparen(field(fn, "value"));
+    if (!is(base, "identifier")) return false;
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(t(base), s, &fs);
+    if (!bs || bs->size() != 1 || (*bs)[0].kind != Binding::Kind::Assign || (*bs)[0].unpack_index >= 0) return false;
+    TSNode dict = unparen((*bs)[0].value);
+    if (!is(dict, "dictionary")) return false;
+    bool any = false;
+    for (auto pair : named_children(dict)) {
+      if (!is(pair, "pair")) return false;
+      auto q = m_.qualified_name(field(pair, "value"), fs);
+      if (!q || starts_with(*q, "local.") || starts_with(*q, "builtins.")) return false;
+      any = true;
+    }
+    return any;
   }
 
   bool is_module_constructor(TSNode call, const Scope* s) const {
@@ -1770,7 +1793,12 @@ class Builder {
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
       if (is(p, "with_statement")) {
         bool found = false;
-        visit(p, [&](TSNode w) {
+        // Only this statement's own items: a `with torch.no_grad():` nested in its body does not
+        // cover the rest of the body (`with console.status(...):` around a whole script).
+        TSNode clause{};
+        for (auto ch : named_children(p))
+          if (is(ch, "with_clause")) clause = ch;
+        if (!is_null(clause)) visit(clause, [&](TSNode w) {
           if (found || !is(w, "with_item")) return;
           TSNode v = field(w, "value");
           if (is(v, "as_pattern")) v = named(v, 0);
