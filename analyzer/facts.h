@@ -105,6 +105,9 @@ struct UnmovedBatchUse {
   Range argument;             ///< the unmoved argument expression
   std::string variable;       ///< its name as written
   std::string consumer;       ///< "model" or "loss"
+  /// The batch went through `x.to(device)` / `x.cuda()` as a statement of its own before this
+  /// use: Tensor.to returns the copy and leaves `x` where it was, so the result was discarded.
+  bool move_discarded = false;
   std::vector<Edit> fix;      ///< `x` -> `x.to(device)` with the model's own device expression
 };
 

@@ -17,7 +17,10 @@ constexpr RuleInfo kInfo{
 Follows the tensors a training loop takes from a `DataLoader` (tuple targets, `batch[...]`,
 dict batches, helper functions in the same file) and reports the first place where one
 reaches a model that was moved to a CUDA device, or that model's loss, without `.to(device)`
-or `.cuda()` on the way.
+or `.cuda()` on the way. A `data.to(device)` written as a statement of its own does not move
+`data`: a tensor's `.to()` returns the copy (unlike `nn.Module.to`), so the message says the
+result was discarded. A whole batch moved that way (`batch.to(device)`) counts as moved: it
+may be a Hugging Face `BatchEncoding` or a PyG `Batch`, whose `.to()` works in place.
 
 ## Why is this bad
 PyTorch never copies silently between devices: the forward pass raises
@@ -57,9 +60,12 @@ class Dev002 final : public Rule {
     if (facts.placement_managed) return;
     for (const auto& u : facts.unmoved_batches) {
       std::string where = u.consumer == "model" ? "the model on the GPU" : "the loss of the model on the GPU";
+      std::string discarded = u.move_discarded
+          ? " (the result of its earlier `.to()`/`.cuda()` was discarded: a tensor's `.to()` returns a copy and leaves the tensor where it was)"
+          : "";
       auto d = make_diagnostic(kInfo, u.argument,
                                "batch tensor `" + u.variable + "` is still on the CPU when it reaches " + where +
-                                   ": PyTorch raises \"Expected all tensors to be on the same device\"");
+                                   discarded + ": PyTorch raises \"Expected all tensors to be on the same device\"");
       if (!u.fix.empty()) d.fix = Fix{Applicability::Unsafe, "Move `" + u.variable + "` to the model's device", u.fix};
       out.push_back(std::move(d));
     }

@@ -43,9 +43,11 @@ Unsafe: workers are separate processes. The dataset must be picklable, code at m
 needs an `if __name__ == "__main__":` guard on platforms that spawn, and per-worker random
 seeds change. The fix writes `num_workers=min(8, os.cpu_count() or 1)` (option
 `dataloader-num-workers`) and `persistent_workers=True` when the loader is iterated once per
-epoch. Not reported when the dataset provably holds CUDA tensors (workers cannot use CUDA), is
-built with a `device=` argument that may be a GPU (it yields tensors there), or is an
-in-memory `TensorDataset` of CPU tensors: a batch is then a few indexing operations, and
+epoch. Not reported when the dataset provably holds CUDA tensors (workers cannot use CUDA:
+its class moves them, builds `torch.cuda.FloatTensor(...)` items, or is given tensors already
+moved to a GPU), is built with a `device=` argument that may be a GPU (it yields tensors
+there), or is an in-memory `TensorDataset` of CPU tensors (or a tensor used as the dataset
+itself, `DataLoader(img)`): a batch is then a few indexing operations, and
 worker processes only add their inter-process copies — `gpulint confirm` measured such a
 loader 6–26% *slower* with workers on an H100 (fixtures/confirm/neg_tensordataset_cheap_items.py,
 bench/results/confirm-h100.md).

@@ -19,7 +19,12 @@ loss, a model output, arithmetic on them — in something that outlives the iter
 `losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`,
 `history["train"].append(loss)`. A sum of attached tensors is attached too (`epoch_loss += loss`
 then `history.append(epoch_loss)`), also when a function of the file returns it to an epoch
-loop (`train_loss, acc = self._train_epoch()` then `self.loss["train"].append(train_loss)`).
+loop (`train_loss, acc = self._train_epoch()` then `self.loss["train"].append(train_loss)`); so
+are torch functions of attached tensors (`F.softmax(out, 1)`), their `.cpu()` copies (only
+`.detach()` drops the graph), and other methods of the model called on an input
+(`model.neglog_likelihood(x)`, even when never back-propagated). A training-step method that
+calls `backward()` once per call keeps what it adds to instance state
+(`self.running_loss += loss`) across calls.
 
 It also finds evaluation loops that call a model and can run with autograd on: not under
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once

@@ -341,6 +341,7 @@ class Builder {
     if (!is(call, "call")) return false;
     auto q = m_.callee_name(call, s);
     if (!q) {
+      if (imported_registry_entry(field(call, "function"), s)) return true;
       // `Head(...)` from one of several star imports (`from models import *`): unresolvable,
       // but not the file's own code either.
       TSNode fn = unparen(field(call, "function"));
@@ -350,10 +351,11 @@ class Builder {
   }
 
   // An nn.Module class imported from the project (`from transformer import Transformer`;
-  // `Transformer(...)`) whose constructor is given nothing that names a device: modules are
-  // created on the CPU (torch.nn.Module parameters default to the CPU), and a constructor that
-  // moves its own module with no device argument is rare. Factories (`get_model(args)`,
-  // lowercase), `torch.load`, and constructors given a device / config may have placed it.
+  // `Transformer(...)`, a CapWords name: PEP 8's convention for classes) constructed with
+  // constant arguments only: modules are created on the CPU (torch.nn.Module parameters default
+  // to the CPU), and a constructor that moves its own module with no device argument is rare.
+  // Factories (`get_model(args)`, lowercase), `torch.load`, and constructors given a device, a
+  // config object or anything else gpulint cannot evaluate may have placed it.
   bool unplaced_imported_class(TSNode call, const Scope* s) const {
     // `self.network = MyNetwork(cfg)`: a submodule; whoever builds the outer module may move it.
     for (TSNode p = m_.parent(call); !is_null(p) && !is(p, "block") && !is(p, "module"); p = m_.parent(p))
@@ -370,22 +372,75 @@ class Builder {
     if (q && (starts_with(*q, "torch.") || starts_with(*q, "transformers.") || starts_with(*q, "timm.") ||
               starts_with(*q, "torchvision.")))
       return false;
+    // Only constant arguments (`Net(num_classes=10)`, `Net(args.hidden)` with an argparse
+    // default): an argument gpulint cannot evaluate (a config object, a tensor, a device
+    // variable) or a device string may be what places the module.
     for (auto a : args_of(call)) {
       if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
-      TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
-      if (is(a, "keyword_argument") && t(field(a, "name")).find("device") != std::string_view::npos) return false;
-      bool names_device = false;
-      visit(v, [&](TSNode n) {
-        if (!is(n, "identifier")) return;
-        std::string_view id = t(n);
-        if (id.find("device") != std::string_view::npos || id.find("cuda") != std::string_view::npos ||
-            id.find("gpu") != std::string_view::npos || id == "args" || id == "opt" || id == "config" ||
-            id == "cfg" || id == "configs" || id == "hparams" || id == "opts")
-          names_device = true;
-      });
-      if (names_device) return false;
+      if (!plain_scalar(is(a, "keyword_argument") ? field(a, "value") : a, s, 0)) return false;
     }
     return true;
+  }
+
+  // True when `v` is a plain scalar that cannot place a module: constants gpulint evaluates
+  // (not device strings), results of the scalar builtins (`len(vocab)`, `int(x)`), arithmetic
+  // on them, and names all of whose origins are such (two levels of names at most).
+  bool plain_scalar(TSNode v, const Scope* s, int depth) const {
+    v = unparen(v);
+    std::vector<Value> values = m_.evaluate(v, s);
+    bool known = !values.empty();
+    for (const Value& x : values) {
+      if (x.kind == Value::Kind::Unknown || x.kind == Value::Kind::Absent) known = false;
+      if (x.kind == Value::Kind::Str &&
+          (starts_with(x.s, "cuda") || x.s == "cpu" || x.s == "mps" || starts_with(x.s, "xpu")))
+        return false;
+    }
+    if (known) return true;
+    if (is(v, "call")) {
+      static const std::set<std::string_view> kScalarBuiltins = {
+          "builtins.len", "builtins.int", "builtins.float", "builtins.round", "builtins.bool",
+          "builtins.abs", "builtins.min", "builtins.max"};
+      auto q = m_.callee_name(v, s);
+      if (!q || !kScalarBuiltins.count(*q)) return false;
+      if (*q == "builtins.len") return true;
+      std::vector<TSNode> args = args_of(v);
+      return std::all_of(args.begin(), args.end(), [&](TSNode a) { return plain_scalar(a, s, depth); });
+    }
+    if (is(v, "binary_operator") || is(v, "unary_operator")) {
+      bool ok = true;
+      for (TSNode c : named_children(v)) ok = ok && plain_scalar(c, s, depth);
+      return ok;
+    }
+    if (is(v, "identifier") && depth < 2) {
+      auto os = m_.origins(v, s);
+      if (os.empty()) return false;
+      for (const auto& o : os)
+        if (same(o.node, v) || !plain_scalar(o.node, o.scope, depth + 1)) return false;
+      return true;
+    }
+    return false;
+  }
+
+  // `available_models[name]` where `available_models = {"gmm": GaussianMixture, ...}` is bound
+  // once, to a dict literal whose values are all imported (non-builtin) callables.
+  bool imported_registry_entry(TSNode fn, const Scope* s) const {
+    fn = unparen(fn);
+    if (!is(fn, "subscript")) return false;
+    TSNode base = unparen(field(fn, "value"));
+    if (!is(base, "identifier")) return false;
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(t(base), s, &fs);
+    if (!bs || bs->size() != 1 || (*bs)[0].kind != Binding::Kind::Assign || (*bs)[0].unpack_index >= 0) return false;
+    TSNode dict = unparen((*bs)[0].value);
+    if (!is(dict, "dictionary")) return false;
+    bool any = false;
+    for (auto pair : named_children(dict)) {
+      if (!is(pair, "pair")) return false;
+      auto q = m_.qualified_name(field(pair, "value"), fs);
+      if (!q || starts_with(*q, "local.") || starts_with(*q, "builtins.")) return false;
+      any = true;
+    }
+    return any;
   }
 
   bool is_module_constructor(TSNode call, const Scope* s) const {
@@ -416,11 +471,30 @@ class Builder {
     if (is(n, "call")) {
       std::string_view mm = method_name(n, src_);
       if (mm == "to" || mm == "cuda") return true;
+      if (creates_cuda_typed_tensor(n)) return true;
     }
     if (is(n, "keyword_argument") && t(field(n, "name")) == "device") return true;
     bool found = false;
     for_each_named_child(n, [&](TSNode ch) { found = found || moves_to_device(ch, depth + 1); });
     return found;
+  }
+
+  // `torch.cuda.FloatTensor([label])` (a legacy typed constructor of the torch.cuda module: it
+  // allocates on the current CUDA device) or `x.type(torch.cuda.FloatTensor)` (a copy there).
+  bool creates_cuda_typed_tensor(TSNode call) const {
+    TSNode fn = unparen(field(call, "function"));
+    TSNode type_name{};
+    if (is(fn, "attribute") && t(field(fn, "attribute")) == "type") {
+      auto a = positional_args(call);
+      if (!a.empty()) type_name = unparen(a[0]);
+    } else if (is(fn, "attribute") || is(fn, "identifier")) {
+      type_name = fn;
+    }
+    if (is_null(type_name) || !(is(type_name, "attribute") || is(type_name, "identifier"))) return false;
+    std::string_view last = is(type_name, "attribute") ? t(field(type_name, "attribute")) : t(type_name);
+    if (last.size() < 6 || last.substr(last.size() - 6) != "Tensor") return false;
+    auto q = m_.qualified_name(type_name, m_.scope_of(type_name));
+    return q && starts_with(*q, "torch.cuda.");
   }
 
   // nn.DataParallel / DistributedDataParallel / torch.compile wrap a model built elsewhere.
@@ -515,6 +589,7 @@ class Builder {
     for (TSNode c : m_.calls()) {
       const Scope* s = m_.scope_of(c);
       auto q = m_.callee_name(c, s);
+      if (!q || !starts_with(*q, "torch.optim.")) q = optimizer_class_through_name(c, s);
       if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) continue;
       // X.parameters() anywhere in the optimizer's arguments, or in what a name passed to it
       // holds (`params = [p for p in model.parameters() if p.requires_grad]`).
@@ -647,6 +722,23 @@ class Builder {
       rcv = o;
     }
     return rcv;
+  }
+
+  // `optimizer(model.parameters(), lr=lr)` where the name holds an optimizer class
+  // (`def train(optimizer=optim.SGD)`, `opt_cls = torch.optim.Adam`): that class's qualified
+  // name, when every origin of the callee is one torch.optim class; nullopt otherwise.
+  std::optional<std::string> optimizer_class_through_name(TSNode call, const Scope* s) const {
+    TSNode fn = unparen(field(call, "function"));
+    if (!is(fn, "identifier")) return std::nullopt;
+    std::optional<std::string> found;
+    for (const auto& o : m_.origins(fn, s)) {
+      // `optimizer = optimizer(model.parameters())` rebinds the name to this very call.
+      if (contains(o.node, call)) continue;
+      auto q = m_.qualified_name(unparen(o.node), o.scope);
+      if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) return std::nullopt;
+      found = q;
+    }
+    return found;
   }
 
   // The name a placement or argument refers to: `model` or `self.model` -> "model".
@@ -815,6 +907,9 @@ class Builder {
   // The model a callee refers to (by origin or by a name that held it).
   const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
     callee = unparen(callee);
+    // `model.forward(x)` runs the same forward as `model(x)` (without the hooks).
+    if (is(callee, "attribute") && t(field(callee, "attribute")) == "forward")
+      callee = unparen(field(callee, "object"));
     auto os = m_.origins(callee, s);
     for (const auto& o : os)
       for (const auto& mi : models_) {
@@ -893,8 +988,55 @@ class Builder {
     if (all_cpu) return Where::Cpu;
     return any_accel ? Where::Accelerator : Where::Unknown;
   }
+  // True when `e` is provably a torch tensor: its placement is known (a torch factory or
+  // conversion, followed by tensor_where), or it ends in a method only tensors have (NumPy
+  // arrays have reshape/flatten/squeeze/view but not these).
+  bool is_tensor_expression(TSNode e, const Scope* s) const {
+    e = unparen(e);
+    if (tensor_where(e, s) != Where::Unknown) return true;
+    if (!is(e, "call") || is_null(receiver(e))) return false;
+    static const std::set<std::string_view> kTensorOnly = {"unsqueeze", "permute", "contiguous", "cuda",
+                                                           "float", "half", "long", "bfloat16"};
+    return kTensorOnly.count(method_name(e, src_)) > 0;
+  }
+
+  // The value of the assignment that provably gives `name` its value at `use`: the nearest
+  // `name = v` statement before the use's statement in the same block, with no other binding of
+  // the name between them (`X = torch.tensor(X, dtype=torch.float32)` replaces what
+  // `X, Xv = train_test_split(...)` bound). Null when there is none or it is not that simple.
+  TSNode straight_line_value(TSNode name, const Scope* s) const {
+    if (!is(name, "identifier")) return TSNode{};
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(t(name), s, &fs);
+    if (!bs || fs != s) return TSNode{};
+    TSNode use_stmt = name;
+    for (TSNode p = m_.parent(name); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "block") || is(p, "module")) break;
+      if (is_def(p) || is(p, "lambda")) return TSNode{};
+      use_stmt = p;
+    }
+    TSNode block = m_.parent(use_stmt);
+    const Binding* best = nullptr;
+    for (const auto& b : *bs) {
+      if (is_null(b.stmt) || start(b.stmt) >= start(use_stmt)) continue;
+      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) &&
+          is(b.stmt, "assignment") && is(m_.parent(b.stmt), "expression_statement") &&
+          same(m_.parent(m_.parent(b.stmt)), block)) {
+        if (!best || start(b.stmt) > start(best->stmt)) best = &b;
+      }
+    }
+    if (!best) return TSNode{};
+    for (const auto& b : *bs) {
+      if (&b == best || is_null(b.stmt)) continue;
+      TSNode at = is_null(b.target) ? b.stmt : b.target;
+      if (start(at) > start(best->stmt) && start(at) < start(use_stmt)) return TSNode{};
+    }
+    return best->value;
+  }
+
   Where tensor_where(TSNode e, const Scope* s, int depth = 0) const {
     if (depth > 12) return Where::Unknown;
+    if (TSNode v = straight_line_value(unparen(e), s); !is_null(v)) return tensor_where(v, s, depth + 1);
     auto os = m_.origins(e, s);
     if (os.empty()) return Where::Unknown;
     std::optional<Where> out;
@@ -1008,6 +1150,20 @@ class Builder {
             }
             TSNode cls = local_class(o.node, o.scope);
             if (!is_null(cls) && moves_to_device(cls)) site.dataset_on_cuda = true;
+            // A dataset class of this file given tensors that are provably on an accelerator
+            // (`ArtificialDataset(torch.from_numpy(x).to(device))`): its items are slices of them.
+            if (!is_null(cls))
+              for (auto a : args_of(o.node)) {
+                TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+                if (is(v, "list_splat") || is(v, "dictionary_splat")) continue;
+                if (tensor_where(v, o.scope) == Where::Accelerator) site.dataset_on_cuda = true;
+              }
+            // A tensor used as the dataset itself (`DataLoader(img)`: items are its rows), in
+            // memory like a TensorDataset.
+            if (is_tensor_expression(o.node, o.scope)) {
+              site.dataset_small_in_memory = true;
+              if (tensor_where(o.node, o.scope) == Where::Accelerator) site.dataset_on_cuda = true;
+            }
             // A dataset built with `device=` (not provably the CPU) yields tensors there.
             TSNode dk = keyword_arg(o.node, "device", src_);
             if (!is_null(dk)) {
@@ -1286,7 +1442,10 @@ class Builder {
     std::set<std::string> ever;        // names that held batch data
     std::set<std::string> reported;
     std::set<std::string> gpu_outputs;  // names bound to the CUDA model's output (not brought back)
+    std::set<std::string> whole_batch;  // names bound to a whole batch (`for batch in loader`)
+    std::set<std::string> discarded;    // batch tensors whose `.to()` result was thrown away
     bool copied_to_cuda = false;
+    bool discarded_copy_to_cuda = false;  // a batch copied to CUDA by a statement that drops it
   };
 
   // Classifies an expression as holding (un)moved batch data; nullopt: neither / unknown.
@@ -1406,15 +1565,56 @@ class Builder {
     return !is_null(r) && classify(r, s, st).has_value();
   }
 
+  // x.type(torch.cuda.FloatTensor), or through a name the file binds to one:
+  // `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor` (either branch may run).
+  bool names_cuda_tensor_type(TSNode e, const Scope* s) const {
+    std::vector<Origin> cands{{unparen(e), s}};
+    for (const auto& o : m_.origins(e, s)) cands.push_back(o);
+    for (std::size_t i = 0; i < cands.size() && i < 32; ++i) {
+      TSNode n = unparen(cands[i].node);
+      if (is(n, "conditional_expression")) {
+        // `a if cond else b`: the values are the first and third named children.
+        auto ch = named_children(n);
+        if (ch.size() == 3) {
+          cands.push_back({ch[0], cands[i].scope});
+          cands.push_back({ch[2], cands[i].scope});
+        }
+        continue;
+      }
+      auto q = m_.qualified_name(n, cands[i].scope);
+      if (q && starts_with(*q, "torch.cuda.")) return true;
+    }
+    return false;
+  }
+
+  // `data.to(device)` as a statement of its own. The copy still happens (DL002's evidence that
+  // the loader's batches go to the GPU, when the loop also calls a model on CUDA: a file whose
+  // only CUDA use is a dropped copy does not train there), but Tensor.to returns it and leaves `data` where it was
+  // (unlike Module.to), so `data` stays unmoved (DEV002). A whole batch (`for batch in loader:
+  // batch.to(device)`) may be an object whose .to() works in place (Hugging Face BatchEncoding,
+  // PyG Batch; a default-collated list or dict has no .to()): it counts as moved then.
+  void discarded_move(TSNode call, const Scope* s, LoopState& st) {
+    bool before = st.copied_to_cuda;
+    note_move(call, s, st);
+    if (st.copied_to_cuda && !before) {
+      st.copied_to_cuda = false;
+      st.discarded_copy_to_cuda = true;
+    }
+    TSNode r = unparen(receiver(call));
+    if (is(r, "identifier") && st.whole_batch.count(std::string(t(r)))) {
+      st.names[std::string(t(r))] = State::Moved;
+      return;
+    }
+    st.discarded.insert(std::string(t(r)));
+  }
+
   void note_move(TSNode call, const Scope* s, LoopState& st) {
     std::string_view meth = method_name(call, src_);
     if (meth == "cuda") { st.copied_to_cuda = true; return; }
     auto a = positional_args(call);
     TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
     if (meth == "type") {
-      // x.type(torch.cuda.FloatTensor): a CUDA tensor type.
-      auto q = is_null(dev) ? std::nullopt : m_.qualified_name(dev, s);
-      if (q && starts_with(*q, "torch.cuda.")) st.copied_to_cuda = true;
+      if (!is_null(dev) && names_cuda_tensor_type(dev, s)) st.copied_to_cuda = true;
       return;
     }
     if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) st.copied_to_cuda = true;
@@ -1437,12 +1637,18 @@ class Builder {
       if (is(left, "identifier")) ids.push_back(left);
       else collect_identifiers(left, ids);
       for (auto id : ids) {
+        st.whole_batch.erase(std::string(t(id)));
+        st.discarded.erase(std::string(t(id)));
         if (gpu) st.gpu_outputs.insert(std::string(t(id)));
         else if (!conditional) st.gpu_outputs.erase(std::string(t(id)));
       }
     }
     if (is(left, "identifier")) {
       std::string name(t(left));
+      // A whole batch stays one under another name or when drawn with next().
+      bool whole = (is(right, "identifier") && st.whole_batch.count(std::string(t(right)))) ||
+                   (is(right, "call") && !next_batch_loaders(right, s).empty());
+      if (whole) st.whole_batch.insert(name);
       auto c = classify(right, s, st);
       if (c && !(conditional && *c == State::Moved)) {
         st.names[name] = *c;
@@ -1493,6 +1699,10 @@ class Builder {
       if (is(e, "subscript")) { e = field(e, "value"); continue; }
       if (!is(e, "call")) return false;
       TSNode r = receiver(e);
+      if (!is_null(r) && method_name(e, src_) == "forward") {  // model.forward(x)
+        const ModelInfo* mi = model_for_callee(field(e, "function"), s);
+        return mi && mi->on_cuda;
+      }
       if (!is_null(r)) {
         std::string_view meth = method_name(e, src_);
         if (!kSameDeviceMethods.count(meth)) return false;  // .cpu(), .item(), .numpy(), .to(x) ...
@@ -1572,6 +1782,7 @@ class Builder {
         u.argument = {start(v), end(v)};
         u.variable = key;
         u.consumer = model_call ? "model" : "loss";
+        u.move_discarded = st.discarded.count(key) > 0 || st.discarded.count(var) > 0;
         std::string moved;
         if (dev_model->cuda_method) moved = key + ".cuda()";
         else if (!dev_model->device_text.empty()) {
@@ -1606,8 +1817,7 @@ class Builder {
           TSNode left = unparen(field(ch, "left"));
           if (is(left, "identifier")) st.names.erase(std::string(t(left)));
         } else if (discarded_tensor_move(ch, s, st)) {
-          // `data.to(device)` as a statement: Tensor.to returns a copy and leaves `data` where
-          // it was (unlike Module.to), so nothing moved.
+          discarded_move(ch, s, st);
         } else {
           classify(ch, s, st);  // records inline moves such as `x.to(device)` used as a value
         }
@@ -1713,13 +1923,14 @@ class Builder {
       st.names[std::string(t(id))] = State::Unmoved;
       st.ever.insert(std::string(t(id)));
     }
+    if (ids.size() == 1 && is(batch_pattern, "identifier")) st.whole_batch.insert(std::string(t(ids[0])));
     LoopCtx ctx{loop, s, nullptr, {}};
     LoopWalk w;
     w.skipped = managed_ || on_cuda || managed;
     std::size_t before = facts_.unmoved_batches.size();
     walk_block(field(loop, "body"), s, st, ctx, false);
     if (w.skipped || drawn_only) facts_.unmoved_batches.resize(before);
-    w.copied_to_cuda = st.copied_to_cuda;
+    w.copied_to_cuda = st.copied_to_cuda || (st.discarded_copy_to_cuda && !ctx.models_called.empty());
     w.models_called = std::move(ctx.models_called);
     return w;
   }
@@ -1837,7 +2048,12 @@ class Builder {
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
       if (is(p, "with_statement")) {
         bool found = false;
-        visit(p, [&](TSNode w) {
+        // Only this statement's own items: a `with torch.no_grad():` nested in its body does not
+        // cover the rest of the body (`with console.status(...):` around a whole script).
+        TSNode clause{};
+        for (auto ch : named_children(p))
+          if (is(ch, "with_clause")) clause = ch;
+        if (!is_null(clause)) visit(clause, [&](TSNode w) {
           if (found || !is(w, "with_item")) return;
           TSNode v = field(w, "value");
           if (is(v, "as_pattern")) v = named(v, 0);
@@ -2038,14 +2254,47 @@ class Builder {
       if (is_criterion(fn, s)) return true;
       const ModelInfo* mi = model_for_callee(fn, s);
       if (mi) return true;
-      // torch functions of an attached tensor are attached (`torch.sqrt(loss_fn(out, y))`,
-      // `torch.mean(losses_t)`), except those whose results carry no graph (argmax, eq, ...).
-      if (q && starts_with(*q, "torch.") && !kDetaching.count(std::string_view(*q).substr(q->rfind('.') + 1)))
-        for (auto a : positional_args(e))
-          if (attached(a, s, att)) return true;
+      if (q && attached_torch_function(e, *q, s, att)) return true;
+      if (!is_null(r) && model_method_output(e, s)) return true;
       return false;
     }
     return false;
+  }
+
+  // `F.softmax(out, dim=1)`, `torch.sigmoid(out)`: a torch function of an attached tensor
+  // computes an attached result (it records a grad_fn). Not the functions whose results carry
+  // no graph (kDetaching's names: argmax, eq, round …) nor those returning (values, indices)
+  // pairs, whose indices are not attached (`torch.max(out, 1)[1]`).
+  bool attached_torch_function(TSNode call, const std::string& q, const Scope* s,
+                               const std::set<std::string>& att) const {
+    if (!starts_with(q, "torch.") || starts_with(q, "torch.autograd.") || starts_with(q, "torch.cuda.")) return false;
+    std::string_view fn = std::string_view(q).substr(q.rfind('.') + 1);
+    static const std::set<std::string_view> kPairs = {"max", "min", "sort", "topk", "kthvalue", "mode",
+                                                      "median", "nanmedian", "unique", "histc", "bucketize",
+                                                      // a copy without the graph, or not a tensor
+                                                      "tensor", "save", "is_tensor", "is_floating_point", "is_nonzero"};
+    if (kDetaching.count(fn) || kPairs.count(fn) || starts_with(fn, "no_grad") || fn == "inference_mode") return false;
+    for (auto a : positional_args(call))
+      if (attached(a, s, att)) return true;
+    return false;
+  }
+
+  // `model.neglog_likelihood(x)`: a method of a model of this file called on an input computes
+  // with the model's parameters, so its result is attached — not the nn.Module methods that
+  // manage the module itself.
+  bool model_method_output(TSNode call, const Scope* s) const {
+    static const std::set<std::string_view> kModuleMethods = {
+        "to", "cuda", "cpu", "apply", "load_state_dict", "state_dict", "parameters", "named_parameters",
+        "buffers", "named_buffers", "modules", "named_modules", "children", "named_children",
+        "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
+        "register_full_backward_hook", "add_module", "get_submodule", "get_parameter", "get_buffer",
+        "requires_grad_", "train", "eval", "zero_grad", "half", "float", "double", "bfloat16", "type",
+        "share_memory", "extra_repr", "forward"};
+    std::string_view meth = method_name(call, src_);
+    if (kModuleMethods.count(meth) || positional_args(call).empty()) return false;
+    TSNode r = unparen(receiver(call));
+    if (!(is(r, "identifier") || is(r, "attribute"))) return false;
+    return model_for_callee(r, s) != nullptr;
   }
 
   // True when `stmt`, inside `loop`, runs only on some iterations: an if/elif/else branch or
@@ -2087,7 +2336,42 @@ class Builder {
     for (TSNode loop : m_.loops()) {
       if (dead(loop) || (!loop_backprops(loop) && !eval_loop_with_grad(loop) && !calls_attached_returner(loop)))
         continue;
-      const Scope* s = m_.scope_of(loop);
+      kept_in_body(loop, m_.scope_of(loop), reported);
+    }
+    // A training-step method (`def train(self, x, y): ... loss.backward()`, called once per step
+    // by code outside the file): its instance state outlives the call, so `self.running_loss +=
+    // loss` keeps every step's graph. Only `self.` containers count here (locals die with the
+    // call); loops inside the method were covered above.
+    for (TSNode def : step_methods()) {
+      const Scope* fs = m_.function_scope(def);
+      if (fs) kept_in_body(def, fs, reported);
+    }
+  }
+
+  // Methods of this file's classes that back-propagate once per call: a backward() that no loop
+  // of the method encloses.
+  std::vector<TSNode> step_methods() {
+    std::vector<TSNode> out;
+    for (TSNode top : named_children(m_.root())) {
+      if (!is(top, "class_definition") || dead(top)) continue;
+      for (TSNode m : named_children(field(top, "body"))) {
+        if (is(m, "decorated_definition")) m = field(m, "definition");
+        if (!is(m, "function_definition")) continue;
+        bool step = false;
+        visit(field(m, "body"), [&](TSNode n) {
+          if (step || !is(n, "call") || method_name(n, src_) != "backward") return;
+          if (is_null(innermost_loop(n))) step = true;
+        });
+        if (step) out.push_back(m);
+      }
+    }
+    return out;
+  }
+
+  // The MEM001 walk over the body of `loop` (a for/while loop, or a step method whose calls are
+  // the iterations), in scope `s`.
+  void kept_in_body(TSNode loop, const Scope* s, std::set<uint32_t>& reported) {
+    {
       std::set<std::string> att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
       visit(field(loop, "body"), [&](TSNode n) {

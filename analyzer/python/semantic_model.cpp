@@ -666,10 +666,15 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     TSNode args = field(e, "arguments");
     auto ch = is(args, "argument_list") ? named_children(args) : std::vector<TSNode>{};
     if (*q == "torch.device" && !ch.empty() && !is(ch[0], "keyword_argument")) {
-      auto vs = evaluate(ch[0], s, depth + 1);
-      for (auto& v : vs)
+      // None cannot reach torch.device (it raises TypeError): `def get_device(device=None):
+      // if device: return torch.device(device)` gives the strings the other paths assign.
+      std::vector<Value> vs;
+      for (auto& v : evaluate(ch[0], s, depth + 1)) {
+        if (v.kind == Value::Kind::None) continue;
         if (v.kind != Value::Kind::Str) return unknown();
-      return vs;
+        vs.push_back(v);
+      }
+      return vs.empty() ? unknown() : vs;
     }
     if ((*q == "builtins.int" || *q == "builtins.bool") && ch.size() == 1 && !is(ch[0], "keyword_argument")) {
       auto vs = evaluate(ch[0], s, depth + 1);
@@ -1000,32 +1005,11 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
         auto sub = origins(b.value, fs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
       } else if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value)) {
-        // `train_loader, val_loader = get_loaders(bs)` with a function of this file whose every
-        // return is a tuple: the element at this index. Otherwise (`x, y =
-        // accelerator.prepare(a, b)`) the origin is the call itself.
-        TSNode v = unparen(b.value);
-        std::vector<Origin> elements;
-        bool followed = false;
-        // Shallow only: `model, acc = train(model)` would otherwise re-enter this binding
-        // through the parameter's call sites at every level (exponential in kMaxDepth).
-        TSNode def = is(v, "call") && depth < 3 ? resolve_local_function(v, fs) : TSNode{};
-        if (!is_null(def)) {
-          auto returns = returned_values(def);
-          const Scope* rscope = function_scope(def);
-          followed = !returns.empty();
-          for (TSNode r : returns) {
-            r = unparen(r);
-            if (!(is(r, "expression_list") || is(r, "tuple")) ||
-                named_count(r) <= static_cast<uint32_t>(b.unpack_index)) {
-              followed = false;
-              break;
-            }
-            auto sub = origins(named(r, b.unpack_index), rscope ? rscope : fs, depth + 1);
-            elements.insert(elements.end(), sub.begin(), sub.end());
-          }
-        }
-        if (followed) out.insert(out.end(), elements.begin(), elements.end());
-        else out.push_back({v, fs});
+        // `train_loader, test_loader = load_data()`: element i of what a function of this file
+        // returns; otherwise (`x, y = accelerator.prepare(a, b)`) the origin is the call itself.
+        auto elems = unpacked_return_origins(b, depth);
+        if (!elems.empty()) out.insert(out.end(), elems.begin(), elems.end());
+        else out.push_back({unparen(b.value), fs});
       } else if (b.kind == Binding::Kind::Param && b.param_index >= 0) {
         int index = b.param_index;
         const Scope* fscope = scope_of(b.function);
@@ -1038,19 +1022,31 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
           TSNode args = field(site.node, "arguments");
           if (!is(args, "argument_list")) continue;
           int pos = 0;
+          bool passed = false, splat = false;
           for (auto ch : named_children(args)) {
             if (is(ch, "keyword_argument")) {
               if (text(field(ch, "name"), src_) == pname) {
+                passed = true;
                 auto sub = origins(field(ch, "value"), site.scope, depth + 1);
                 out.insert(out.end(), sub.begin(), sub.end());
               }
             } else if (!is(ch, "list_splat") && !is(ch, "dictionary_splat")) {
               if (pos == index) {
+                passed = true;
                 auto sub = origins(ch, site.scope, depth + 1);
                 out.insert(out.end(), sub.begin(), sub.end());
               }
               ++pos;
+            } else {
+              splat = true;
             }
+          }
+          // `train_mlp()` with `def train_mlp(model=MLP(), optimizer=optim.SGD)`: a call site
+          // that passes nothing for the parameter gets its default (evaluated in the scope
+          // around the definition).
+          if (!passed && !splat && !is_null(b.param_default)) {
+            auto sub = origins(b.param_default, scope_of(b.param_default), depth + 1);
+            out.insert(out.end(), sub.begin(), sub.end());
           }
         }
       }
@@ -1113,6 +1109,40 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   }
   out.push_back({expr, scope});
   return out;
+}
+
+std::vector<Origin> SemanticModel::unpacked_return_origins(const Binding& b, int depth) const {
+  std::vector<Origin> out;
+  // Shallow only: `model, acc = train(model)` would otherwise re-enter this binding through the
+  // parameter's call sites at every level (exponential in kMaxDepth: 3.5 s on one real script).
+  if (depth >= 3) return out;
+  TSNode call = unparen(b.value);
+  if (!is(call, "call") || is_null(b.target) || !is(b.stmt, "assignment")) return out;
+  // Only a name of the assignment's own pattern (`a, (b, c) = f()` gives nested names an
+  // index into the inner pattern, which does not say which returned element they get).
+  TSNode pattern = unparen(field(b.stmt, "left"));
+  TSNode up = this->parent(b.target);
+  if (!same(up, pattern)) return out;
+  std::size_t arity = named_children(pattern).size();
+  const Scope* call_scope = scope_of(call);
+  TSNode def = resolve_local_function(call, call_scope);
+  if (is_null(def)) return out;
+  std::vector<TSNode> returns = returned_values(def);
+  const Scope* fscope = function_scope(def);
+  if (returns.empty() || !fscope) return out;
+  std::vector<Origin> found;
+  for (TSNode r : returns) {
+    r = unparen(r);
+    // Every return must be a tuple of the pattern's arity: otherwise the element is unknown.
+    if (!(is(r, "expression_list") || is(r, "tuple"))) return out;
+    auto el = named_children(r);
+    if (el.size() != arity) return out;
+    for (TSNode e : el)
+      if (is(e, "list_splat")) return out;
+    auto sub = origins(el[static_cast<std::size_t>(b.unpack_index)], fscope, depth + 1);
+    found.insert(found.end(), sub.begin(), sub.end());
+  }
+  return found;
 }
 
 std::vector<TSNode> SemanticModel::returned_values(TSNode def) const {

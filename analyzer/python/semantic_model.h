@@ -130,6 +130,13 @@ class SemanticModel {
   /// nested functions or classes; at most 16). Empty when it returns nothing.
   std::vector<TSNode> returned_values(TSNode function_definition) const;
 
+  /// For a name bound by unpacking a call of this file's function (`train_loader, test_loader =
+  /// load_data()`): the origins of the element at the name's position in every `return a, b`
+  /// of that function. Empty when a return is not a tuple of the pattern's arity, the name sits
+  /// in a nested pattern, the callee is not a function of this file, or `depth` (the origins
+  /// query's recursion depth) is 3 or more.
+  std::vector<Origin> unpacked_return_origins(const Binding& b, int depth = 0) const;
+
   /// The scope of a function's body; null when `function_definition` is not one of this file's.
   const Scope* function_scope(TSNode function_definition) const;
 
