@@ -633,9 +633,11 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
       if (pch_failed()) parse(std::nullopt);
     }
   }
-  // A header in which no LibTorch is declared (a C header, a C++ utility header) cannot hold a
-  // finding: it is left silent, without the syntax errors a C header parsed as C++ may have.
-  if (header && (tu.ran ? !tu.has_libtorch : !includes_torch(source.text()) && !names_torch(source.text())))
+  // A header that neither names LibTorch (no <torch/torch.h>, no `torch::`) nor gets it through
+  // its includes (a C header, a C++ utility header) cannot hold a finding: it is left silent,
+  // without the syntax errors a C header parsed as C++ may have. One that names LibTorch keeps
+  // its syntax error (a <torch/torch.h> the flags cannot find is worth a warning).
+  if (header && !(tu.ran && tu.has_libtorch) && !includes_torch(source.text()) && !names_torch(source.text()))
     return report;
   if (diags.errors > 0 || !tu.ran) {
     SyntaxErrorNote note;

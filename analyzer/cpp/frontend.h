@@ -63,9 +63,10 @@ class CppProject {
   /// inferMissingCompileCommands interpolates from the nearest translation unit in the
   /// database, else the fallback flags plus `-I` of the header's directory. A header that
   /// uses `torch::` without including LibTorch gets <torch/torch.h>'s declarations first (the
-  /// PCH), as the .cpp that includes it provides them. A header in which no LibTorch is
-  /// declared (a C header, a plain C++ utility) is left silent: an empty report, no syntax
-  /// error. Never throws. A malformed compile_commands.json found above the file sets
+  /// PCH), as the .cpp that includes it provides them. A header that names no LibTorch
+  /// (no <torch/torch.h>, no `torch::`) and in which none is declared through its includes (a
+  /// C header, a plain C++ utility) is left silent: an empty report, no syntax error. Never
+  /// throws. A malformed compile_commands.json found above the file sets
   /// `FileReport::error`; clang's errors (a missing header, text that is not C++) set
   /// `syntax_error` with clang's first message and the count; what parsed is still analysed.
   /// Thread-safe.
