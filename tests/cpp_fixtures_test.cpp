@@ -487,10 +487,18 @@ TEST(CppHeader, CHeaderIsSilentButABrokenLibTorchHeaderIsNot) {
       "  return r;\n"
       "}\n"
       "#endif\n";
-  auto r = analyze_text(c, c_text);
+  // Its own project, to see the notes: not even the fallback-flags line is printed for it.
+  std::vector<std::string> notes;
+  cpp::CppOptions o;
+  o.note = [&](const std::string& n) { notes.push_back(n); };
+  std::string err;
+  auto p = cpp::CppProject::open(o, &err);
+  ASSERT_TRUE(p) << err;
+  auto r = p->analyze(SourceFile(c.string(), c_text), FileSettings::all_rules_enabled());
   EXPECT_FALSE(r.error);
   EXPECT_FALSE(r.syntax_error) << r.syntax_error->message;
   EXPECT_TRUE(r.diagnostics.empty());
+  EXPECT_TRUE(notes.empty()) << notes.front();
   // The same text as a C++ source is not silenced (only headers may be C).
   EXPECT_TRUE(analyze_text(dir.path() / "ring_buffer.cpp", c_text).syntax_error);
   auto broken = analyze_text(dir.path() / "model.hpp", "#include <torch/torch.h>\nstruct M { torch::Tensor t = ; };\n");

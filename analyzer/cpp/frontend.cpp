@@ -324,6 +324,16 @@ struct CppProject::Impl {
     else std::cerr << line << "\n";
   }
 
+  // Once per run: the fallback flags are used (first for `abs_path`).
+  void note_fallback(const fs::path& abs_path) {
+    std::call_once(fallback_note, [&] {
+      std::string flags;
+      for (auto& f : CppProject::fallback_flags()) flags += (flags.empty() ? "" : " ") + f;
+      note(fmt::format("gpulint: no compile_commands.json for {} (pass -p BUILD_DIR); parsing C++ with: {}",
+                       abs_path.string(), flags));
+    });
+  }
+
   // Loads DIR/compile_commands.json; missing commands are inferred from similar files.
   static std::unique_ptr<clang::tooling::CompilationDatabase> load(const fs::path& json, std::string* error) {
     std::string err;
@@ -521,12 +531,8 @@ std::optional<TuCommand> CppProject::command_for(const fs::path& abs_path, std::
   t.arguments.push_back(abs_path.string());
   t.directory = abs_path.parent_path().string();
   t.source = CommandSource::Fallback;
-  std::call_once(impl_->fallback_note, [&] {
-    std::string flags;
-    for (auto& f : fallback_flags()) flags += (flags.empty() ? "" : " ") + f;
-    impl_->note(fmt::format("gpulint: no compile_commands.json for {} (pass -p BUILD_DIR); parsing C++ with: {}",
-                            abs_path.string(), flags));
-  });
+  // A header's note waits for its analysis: a C header is left silent (analyze).
+  if (!is_cpp_header_path(abs_path)) impl_->note_fallback(abs_path);
   return t;
 }
 
@@ -639,6 +645,7 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
   // its syntax error (a <torch/torch.h> the flags cannot find is worth a warning).
   if (header && !(tu.ran && tu.has_libtorch) && !includes_torch(source.text()) && !names_torch(source.text()))
     return report;
+  if (header && cmd->source == CommandSource::Fallback) impl_->note_fallback(abs);
   if (diags.errors > 0 || !tu.ran) {
     SyntaxErrorNote note;
     note.offset = std::min<uint32_t>(diags.first_offset, static_cast<uint32_t>(source.text().size()));

@@ -74,7 +74,8 @@ class CppProject {
 
   /// The command `abs_path` (absolute) is parsed with, before gpulint's own adjustments
   /// (syntax-only, resource directory, PCH). nullopt with `*error` set when the database that
-  /// applies is malformed.
+  /// applies is malformed. The fallback flags are announced once per run (CppOptions::note);
+  /// for a header only when its analysis is not left silent.
   std::optional<TuCommand> command_for(const std::filesystem::path& abs_path, std::string* error);
 
   /// The fallback flags used without a compile_commands.json: -std=c++17 and the LibTorch
