@@ -48,6 +48,13 @@ bool is_cpp_path(const fs::path& p) {
   return false;
 }
 
+// A C/C++ header (.h .hh .hpp .hxx): analysed as its own main file (analyzer/cpp/frontend.h).
+bool is_header_path(const fs::path& p) {
+  std::string ext = p.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx";
+}
+
 // The fix alone as a small diff: edits on the same or adjacent lines form one hunk, headed
 // "@@ LOCATION @@" (`where(offset)` names the hunk's first line), then the touched lines before
 // ("-") and after ("+") the fix.
@@ -238,7 +245,8 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
   for (const auto& w : found.warnings) r.errors.push_back(w);
 
   // C++: the translation units of compile_commands.json when there is one (-p DIR, or in a
-  // root directory or its build/), else the C++ files found by extension.
+  // root directory or its build/) and the headers found under the roots (the database has no
+  // entry for them: their commands are interpolated), else the C++ files found by extension.
   std::optional<fs::path> cc;
   std::vector<fs::path> candidates;
   if (!o.build_path.empty()) {
@@ -292,9 +300,10 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
     t.settings = resolver.file_settings(abs);
     tasks.push_back(std::move(t));
   };
+  const std::set<fs::path> in_database(cpp_files.begin(), cpp_files.end());
   for (const DiscoveredFile& f : found.files) {
     if (f.kind == FileKind::Cpp) {
-      if (!cc) cpp_files.push_back(f.absolute);
+      if (!cc || (is_header_path(f.absolute) && !in_database.count(f.absolute))) cpp_files.push_back(f.absolute);
       continue;
     }
     add_task(f.path, f.absolute);

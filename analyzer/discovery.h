@@ -28,7 +28,7 @@ enum class FileKind { Python, PythonStub, Notebook, Cpp };
 const std::vector<std::string>& default_excludes();
 
 /// Extension (with the dot, lower case) → kind, for the files picked up in directories:
-/// ".py", ".pyi" and ".ipynb" (C++ sources are added when their front end exists; `gpulint
+/// ".py", ".pyi" and ".ipynb" (C++ sources and headers are added when their front end exists; `gpulint
 /// audit` adds them to its own map).
 std::map<std::string, FileKind> default_extensions();
 

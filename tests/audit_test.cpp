@@ -145,7 +145,9 @@ TEST(Audit, CompileCommandsDecideTheCppFiles) {
           " {\"directory\": \"" + dir + "\", \"file\": \"missing.cpp\", \"command\": \"c++ -c missing.cpp\"},"
           " {\"directory\": \"/elsewhere\", \"file\": \"/elsewhere/x.cpp\", \"command\": \"c++\"}]");
   AuditResult r = audit_of(d.path(), {"proj"});
-  EXPECT_EQ(r.cpp_files, 1u);  // kernel.cpp: in the database, present, under proj/
+  // kernel.cpp: in the database, present, under proj/; kernel.h: a header under proj/ (no
+  // database entry: analysed with an interpolated command), other.cc: not in the database.
+  EXPECT_EQ(r.cpp_files, 2u);
   EXPECT_NE(r.cpp_source.find("compile_commands.json (proj/build/compile_commands.json)"), std::string::npos)
       << r.cpp_source;
 

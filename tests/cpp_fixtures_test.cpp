@@ -1,4 +1,5 @@
-// The C++ fixtures: every fixtures/cpp/<RULE>/*.cpp is parsed by the Clang front end against
+// The C++ fixtures: every fixtures/cpp/<RULE>/*.{cpp,h,hpp} (a header: analysed as its own main
+// file, as a header-only trainer class is) is parsed by the Clang front end against
 // Debian's libtorch-dev headers (fallback flags, the cached <torch/torch.h> PCH) and must
 // (1) compile without a single clang error — so each fixture is known to be valid LibTorch
 // C++ — and (2) produce exactly the `// expect: CODE ...` annotations (line and code).
@@ -70,7 +71,7 @@ std::vector<std::string> cpp_fixtures() {
   fs::path dir = kRoot / "fixtures/cpp";
   if (!fs::exists(dir)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".cpp" && e.path().parent_path().filename() != "fixes")
+    if (e.is_regular_file() && cpp::is_cpp_file_path(e.path()) && e.path().parent_path().filename() != "fixes")
       out.push_back(fs::relative(e.path(), kRoot).string());
   std::sort(out.begin(), out.end());
   return out;
@@ -420,6 +421,151 @@ TEST(CppCompileFlags, GccPrecompiledHeaderBesideAnIncludeIsIgnored) {
   auto r = p->analyze(SourceFile(file.string(), text), FileSettings::all_rules_enabled());
   ASSERT_FALSE(r.error) << *r.error;
   EXPECT_FALSE(r.syntax_error) << r.syntax_error->message;
+}
+
+// --- headers -------------------------------------------------------------------------------
+
+// A header is analysed as its own main file, parsed as C++ (a `.h` too).
+TEST(CppHeader, HeaderOnlyTrainerIsAnalysedAsItsOwnMainFile) {
+  gpulint::testing::TempDir dir;
+  fs::path f = dir.path() / "classifier.h";
+  std::string text =
+      "#pragma once\n"
+      "#include <torch/torch.h>\n"
+      "class Classifier {\n"
+      " public:\n"
+      "  void train() {\n"
+      "    auto ds = torch::data::datasets::MNIST(\"d\").map(torch::data::transforms::Stack<>());\n"
+      "    auto loader = torch::data::make_data_loader(std::move(ds), 64);\n"
+      "    for (auto& b : *loader) (void)b;\n"
+      "  }\n"
+      "};\n";
+  auto r = analyze_text(f, text);
+  ASSERT_FALSE(r.error) << *r.error;
+  EXPECT_FALSE(r.syntax_error) << r.syntax_error->message;
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].code, "DL001");
+  EXPECT_EQ(SourceFile(f.string(), text).line_of(r.diagnostics[0].start), 6u);
+  // A NOLINT in the header suppresses it there.
+  std::string nolint = text;
+  nolint.replace(nolint.find("64);"), 4, "64);  // NOLINT(DL001)");
+  auto s = analyze_text(f, nolint);
+  EXPECT_TRUE(s.diagnostics.empty());
+  EXPECT_EQ(s.suppressed, 1u);
+}
+
+// A header that uses LibTorch without including it (the .cpp including it does so first) is
+// parsed with <torch/torch.h>'s declarations loaded: no "undeclared identifier 'torch'".
+TEST(CppHeader, HeaderRelyingOnItsIncluderForLibTorchIsAnalysed) {
+  gpulint::testing::TempDir dir;
+  fs::path f = dir.path() / "trainer.hpp";
+  std::string text =
+      "#pragma once\n"
+      "#include <vector>\n"
+      "struct Trainer {\n"
+      "  torch::nn::Linear fc{20, 1};\n"
+      "  std::vector<torch::Tensor> fit(torch::optim::SGD& sgd) {\n"
+      "    std::vector<torch::Tensor> losses;\n"
+      "    for (int step = 0; step < 100; ++step) {\n"
+      "      auto loss = torch::mse_loss(fc->forward(torch::randn({8, 20})), torch::randn({8, 1}));\n"
+      "      sgd.zero_grad();\n"
+      "      loss.backward();\n"
+      "      sgd.step();\n"
+      "      losses.push_back(loss);\n"
+      "    }\n"
+      "    return losses;\n"
+      "  }\n"
+      "};\n";
+  auto r = analyze_text(f, text);
+  ASSERT_FALSE(r.error) << *r.error;
+  EXPECT_FALSE(r.syntax_error) << r.syntax_error->message;
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].code, "MEM001");
+}
+
+// A C header (C that is not valid C++, no LibTorch) is silent: no syntax error, no finding.
+// A header with LibTorch that does not parse still gets its syntax error.
+TEST(CppHeader, CHeaderIsSilentButABrokenLibTorchHeaderIsNot) {
+  gpulint::testing::TempDir dir;
+  fs::path c = dir.path() / "ring_buffer.h";
+  std::string c_text =
+      "#ifndef RING_BUFFER_H\n"
+      "#define RING_BUFFER_H\n"
+      "#include <stdlib.h>\n"
+      "struct ring { int *data; int new; };\n"
+      "static inline struct ring *ring_new(int n) {\n"
+      "  struct ring *r = malloc(sizeof *r);\n"
+      "  r->data = calloc(n, sizeof(int));\n"
+      "  return r;\n"
+      "}\n"
+      "#endif\n";
+  // Its own project, to see the notes: not even the fallback-flags line is printed for it.
+  std::vector<std::string> notes;
+  cpp::CppOptions o;
+  o.note = [&](const std::string& n) { notes.push_back(n); };
+  std::string err;
+  auto p = cpp::CppProject::open(o, &err);
+  ASSERT_TRUE(p) << err;
+  auto r = p->analyze(SourceFile(c.string(), c_text), FileSettings::all_rules_enabled());
+  EXPECT_FALSE(r.error);
+  EXPECT_FALSE(r.syntax_error) << r.syntax_error->message;
+  EXPECT_TRUE(r.diagnostics.empty());
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  // The same text as a C++ source is not silenced (only headers may be C).
+  EXPECT_TRUE(analyze_text(dir.path() / "ring_buffer.cpp", c_text).syntax_error);
+  auto broken = analyze_text(dir.path() / "model.hpp", "#include <torch/torch.h>\nstruct M { torch::Tensor t = ; };\n");
+  ASSERT_TRUE(broken.syntax_error);
+  EXPECT_EQ(broken.syntax_error->error_count, 1u) << broken.syntax_error->message;
+}
+
+// Not in compile_commands.json: the header gets the command clang interpolates from the nearest
+// translation unit (its -I finds the project's include directory); parsed as C++ although the
+// database's neighbour is a C file (its `-x c-header` and -std=gnu11 left out).
+TEST(CppHeader, CommandIsInterpolatedFromTheDatabase) {
+  gpulint::testing::TempDir dir;
+  fs::create_directories(dir.path() / "src");
+  fs::create_directories(dir.path() / "third_party/cfg/proj");
+  fs::create_directories(dir.path() / "build");
+  std::ofstream(dir.path() / "third_party/cfg/proj/config.hpp") << "#pragma once\nnamespace proj { constexpr int kBatch = 64; }\n";
+  fs::path header = dir.path() / "src/trainer.h";
+  std::string text =
+      "#pragma once\n"
+      "#include <proj/config.hpp>\n"
+      "#include <torch/torch.h>\n"
+      "inline void train() {\n"
+      "  auto ds = torch::data::datasets::MNIST(\"d\").map(torch::data::transforms::Stack<>());\n"
+      "  auto loader = torch::data::make_data_loader(std::move(ds), proj::kBatch);\n"
+      "  for (auto& b : *loader) (void)b;\n"
+      "}\n";
+  std::ofstream(header) << text;
+  auto entry = [&](const std::string& compiler, const std::string& file, const std::string& std) {
+    return "{\"directory\": \"" + (dir.path() / "build").string() + "\", \"file\": \"" + (dir.path() / "src" / file).string() +
+           "\", \"arguments\": [\"" + compiler + "\", \"" + std + "\", \"-I" + (dir.path() / "third_party/cfg").string() +
+           "\", \"-isystem/usr/include/torch/csrc/api/include\", \"-c\", \"" + (dir.path() / "src" / file).string() + "\"]}";
+  };
+  // Only a C file in the database: the header's interpolated command says `-x c-header`.
+  std::ofstream(dir.path() / "build/compile_commands.json") << "[" << entry("/usr/bin/gcc", "io.c", "-std=gnu11") << "]\n";
+  cpp::CppOptions o;
+  o.build_dir = (dir.path() / "build").string();
+  o.use_pch = false;  // the flags differ from every other test's: no PCH of their own (one parse)
+  o.note = [](const std::string&) {};
+  std::string err;
+  auto p = cpp::CppProject::open(o, &err);
+  ASSERT_TRUE(p) << err;
+  auto cmd = p->command_for(header, &err);
+  ASSERT_TRUE(cmd) << err;
+  EXPECT_EQ(cmd->source, cpp::CommandSource::Inferred);
+  std::string joined;
+  for (const auto& a : cmd->arguments) joined += a + " ";
+  EXPECT_NE(joined.find("-I" + (dir.path() / "third_party/cfg").string()), std::string::npos) << joined;
+  EXPECT_NE(joined.find("-x c-header"), std::string::npos) << joined;
+  // The C file's -std=gnu11 is left out with its -x: the header is parsed as C++.
+  auto c_only = p->analyze(SourceFile(header.string(), text), FileSettings::all_rules_enabled());
+  ASSERT_FALSE(c_only.error) << *c_only.error;
+  EXPECT_FALSE(c_only.syntax_error) << c_only.syntax_error->message;
+  ASSERT_EQ(c_only.diagnostics.size(), 1u);
+  EXPECT_EQ(c_only.diagnostics[0].code, "DL001");
+  // (A C++ neighbour's interpolated command, sharing its PCH: tests/e2e/cpp_cmake_project.sh.)
 }
 
 // --- NOLINT --------------------------------------------------------------------------------

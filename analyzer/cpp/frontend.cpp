@@ -122,6 +122,7 @@ class DiagnosticCollector : public clang::DiagnosticConsumer {
 
 struct TuResult {
   bool ran = false;
+  bool has_libtorch = false;  ///< the translation unit declares namespace `torch`
   FileFacts facts;
   std::vector<Comment> comments;
 };
@@ -137,6 +138,7 @@ class FactsConsumer : public clang::ASTConsumer {
     for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
       if (sm.isWrittenInMainFile(sm.getExpansionLoc(d->getLocation()))) scope.push_back(d);
     ctx.setTraversalScope(scope);
+    out_.has_libtorch = !ctx.getTranslationUnitDecl()->lookup(&ctx.Idents.get("torch")).empty();
     out_.facts = build_facts(ctx);
     // Comments, from clang's raw lexer over the main file (strings never count).
     clang::FileID main = sm.getMainFileID();
@@ -244,6 +246,30 @@ bool includes_torch(std::string_view text) {
   return false;
 }
 
+// `flags` without their language options (`-x LANG`, `-xLANG`) and C standards (`-std=c11`,
+// `-std=gnu99`, `-std=iso9899:…`; clang rejects them for C++): a header is always parsed as
+// C++ (`-x c++-header`, added by the caller just before the file), whatever language the
+// translation unit its command was interpolated from had (InterpolatingCompilationDatabase
+// writes `-x c-header` and the C file's -std for a `.h` beside a C file).
+std::vector<std::string> as_cpp_header_flags(const std::vector<std::string>& flags) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    const std::string& f = flags[i];
+    if (f == "-x") {
+      ++i;
+      continue;
+    }
+    if (f.size() > 2 && f.rfind("-x", 0) == 0) continue;
+    if (f.rfind("-std=", 0) == 0 && f.find("++") == std::string::npos) continue;
+    out.push_back(f);
+  }
+  return out;
+}
+
+// Does the text name LibTorch's namespace (`torch::`)? A header-only class often uses LibTorch
+// without including it: the .cpp that includes the header includes <torch/torch.h> first.
+bool names_torch(std::string_view text) { return text.find("torch::") != std::string_view::npos; }
+
 }  // namespace
 
 bool is_cpp_path(const fs::path& path) {
@@ -251,6 +277,14 @@ bool is_cpp_path(const fs::path& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++";
 }
+
+bool is_cpp_header_path(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx";
+}
+
+bool is_cpp_file_path(const fs::path& path) { return is_cpp_path(path) || is_cpp_header_path(path); }
 
 std::vector<std::string> CppProject::fallback_flags() {
   std::vector<std::string> flags{"-std=c++17"};
@@ -288,6 +322,16 @@ struct CppProject::Impl {
   void note(const std::string& line) {
     if (opt.note) opt.note(line);
     else std::cerr << line << "\n";
+  }
+
+  // Once per run: the fallback flags are used (first for `abs_path`).
+  void note_fallback(const fs::path& abs_path) {
+    std::call_once(fallback_note, [&] {
+      std::string flags;
+      for (auto& f : CppProject::fallback_flags()) flags += (flags.empty() ? "" : " ") + f;
+      note(fmt::format("gpulint: no compile_commands.json for {} (pass -p BUILD_DIR); parsing C++ with: {}",
+                       abs_path.string(), flags));
+    });
   }
 
   // Loads DIR/compile_commands.json; missing commands are inferred from similar files.
@@ -487,12 +531,8 @@ std::optional<TuCommand> CppProject::command_for(const fs::path& abs_path, std::
   t.arguments.push_back(abs_path.string());
   t.directory = abs_path.parent_path().string();
   t.source = CommandSource::Fallback;
-  std::call_once(impl_->fallback_note, [&] {
-    std::string flags;
-    for (auto& f : fallback_flags()) flags += (flags.empty() ? "" : " ") + f;
-    impl_->note(fmt::format("gpulint: no compile_commands.json for {} (pass -p BUILD_DIR); parsing C++ with: {}",
-                            abs_path.string(), flags));
-  });
+  // A header's note waits for its analysis: a C header is left silent (analyze).
+  if (!is_cpp_header_path(abs_path)) impl_->note_fallback(abs_path);
   return t;
 }
 
@@ -519,8 +559,20 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
                               abs.string(), list));
     });
 
+  // A header (.h .hh .hpp .hxx) is analysed as its own main file, parsed as a C++ header.
+  // Its command is the database's entry when it has one, else the one clang's
+  // inferMissingCompileCommands interpolates from the nearest translation unit (Impl::load),
+  // else the fallback flags; `#include "…"` finds the header's neighbours either way (clang
+  // searches the includer's directory first). With `-x c++-header` clang does not warn
+  // "#pragma once in main file" (and the analysis runs with -w regardless).
+  const bool header = is_cpp_header_path(abs);
+  if (header) flags = as_cpp_header_flags(flags);
+
   std::optional<std::string> pch;
-  if (impl_->opt.use_pch && includes_torch(source.text())) pch = impl_->pch_for(flags, cmd->directory);
+  // A header that uses `torch::` without including it (the including .cpp does) gets
+  // LibTorch's declarations first, from the same PCH (its own text is still what is parsed).
+  if (impl_->opt.use_pch && (includes_torch(source.text()) || (header && names_torch(source.text()))))
+    pch = impl_->pch_for(flags, cmd->directory);
 
   auto run = [&](const std::optional<std::string>& with_pch, TuResult& out, DiagnosticCollector& diags) {
     clang::tooling::CompileCommand c;
@@ -534,6 +586,14 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     if (with_pch) {
       c.CommandLine.push_back("-include-pch");
       c.CommandLine.push_back(*with_pch);
+    }
+    // Without a database, a header's own directory is also an include directory (so
+    // `#include <sibling.hpp>`, and a nested header's `#include "sibling.hpp"`, resolve). Not
+    // part of the PCH's key: clang does not compare include paths when it loads a PCH.
+    if (header && cmd->source == CommandSource::Fallback) c.CommandLine.push_back("-I" + abs.parent_path().string());
+    if (header) {
+      c.CommandLine.push_back("-x");
+      c.CommandLine.push_back("c++-header");
     }
     c.CommandLine.push_back(abs.string());
     // One LibTooling ToolInvocation per translation unit (what ClangTool runs for each file,
@@ -579,6 +639,13 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
       if (pch_failed()) parse(std::nullopt);
     }
   }
+  // A header that neither names LibTorch (no <torch/torch.h>, no `torch::`) nor gets it through
+  // its includes (a C header, a C++ utility header) cannot hold a finding: it is left silent,
+  // without the syntax errors a C header parsed as C++ may have. One that names LibTorch keeps
+  // its syntax error (a <torch/torch.h> the flags cannot find is worth a warning).
+  if (header && !(tu.ran && tu.has_libtorch) && !includes_torch(source.text()) && !names_torch(source.text()))
+    return report;
+  if (header && cmd->source == CommandSource::Fallback) impl_->note_fallback(abs);
   if (diags.errors > 0 || !tu.ran) {
     SyntaxErrorNote note;
     note.offset = std::min<uint32_t>(diags.first_offset, static_cast<uint32_t>(source.text().size()));

@@ -54,7 +54,19 @@ class CppProject {
   CppProject& operator=(const CppProject&) = delete;
 
   /// Analyses one C++ file (its text may differ from the disk: fixes are re-analysed in
-  /// memory). Never throws. A malformed compile_commands.json found above the file sets
+  /// memory). Only the file's own declarations are searched: what an included header holds is
+  /// reported when that header is analysed itself, so nothing is reported twice.
+  ///
+  /// A header (is_cpp_header_path) is analysed as its own main file, parsed as C++
+  /// (`-x c++-header`, whatever language its command names; no "#pragma once in main file"
+  /// warning in that mode): with the database's command for it, else the command clang's
+  /// inferMissingCompileCommands interpolates from the nearest translation unit in the
+  /// database, else the fallback flags plus `-I` of the header's directory. A header that
+  /// uses `torch::` without including LibTorch gets <torch/torch.h>'s declarations first (the
+  /// PCH), as the .cpp that includes it provides them. A header that names no LibTorch
+  /// (no <torch/torch.h>, no `torch::`) and in which none is declared through its includes (a
+  /// C header, a plain C++ utility) is left silent: an empty report, no syntax error. Never
+  /// throws. A malformed compile_commands.json found above the file sets
   /// `FileReport::error`; clang's errors (a missing header, text that is not C++) set
   /// `syntax_error` with clang's first message and the count; what parsed is still analysed.
   /// Thread-safe.
@@ -62,7 +74,8 @@ class CppProject {
 
   /// The command `abs_path` (absolute) is parsed with, before gpulint's own adjustments
   /// (syntax-only, resource directory, PCH). nullopt with `*error` set when the database that
-  /// applies is malformed.
+  /// applies is malformed. The fallback flags are announced once per run (CppOptions::note);
+  /// for a header only when its analysis is not left silent.
   std::optional<TuCommand> command_for(const std::filesystem::path& abs_path, std::string* error);
 
   /// The fallback flags used without a compile_commands.json: -std=c++17 and the LibTorch
@@ -84,7 +97,14 @@ class CppProject {
   std::unique_ptr<Impl> impl_;
 };
 
-/// True for the extensions the C++ front end reads: .cpp .cc .cxx .c++ (case-insensitive).
+/// True for the C++ source extensions: .cpp .cc .cxx .c++ (case-insensitive).
 bool is_cpp_path(const std::filesystem::path& path);
+
+/// True for the C/C++ header extensions: .h .hh .hpp .hxx (case-insensitive).
+bool is_cpp_header_path(const std::filesystem::path& path);
+
+/// True for every file the C++ front end reads: a source (is_cpp_path) or a header
+/// (is_cpp_header_path). `gpulint check` and `audit` send these to CppProject::analyze.
+bool is_cpp_file_path(const std::filesystem::path& path);
 
 }  // namespace gpulint::cpp

@@ -2,7 +2,8 @@
 # `gpulint check -p build src/` on a small CMake LibTorch project (find_package(Torch) from
 # Debian's libtorch-dev, CMAKE_EXPORT_COMPILE_COMMANDS=ON, g++-only compile options), then the C++ bad-input cases
 # through the CLI: a malformed compile_commands.json (exit 2, file named), a missing header
-# (analysed anyway, the include named), a file that is not C++.
+# (analysed anyway, the include named), a file that is not C++; then a header-only trainer
+# class in src/trainer.hpp (reported once, at the header; NOLINT there suppresses it).
 # Usage: bash tests/e2e/cpp_cmake_project.sh /path/to/gpulint
 set -euo pipefail
 GPULINT="$(realpath "$1")"
@@ -108,4 +109,59 @@ set +e
 set -e
 [ "$rc" = 0 ] || { cat "$WORK/out6" "$WORK/err6"; fail "not C++: expected exit 0, got $rc"; }
 grep -q "warning: .*script.cpp" "$WORK/err6" || fail "no warning for a file that is not C++"
+# A header-only trainer class (src/trainer.hpp, in no compile command) included by
+# src/main.cpp: `check` analyses the header as its own main file with the command clang
+# interpolates from the database, and reports its loader once, at the header's path (the
+# .cpp's analysis stays in the .cpp). A NOLINT in the header suppresses it.
+cat > src/trainer.hpp <<'HPP'
+#pragma once
+#include <torch/torch.h>
+#include <utility>
+
+class Trainer {
+ public:
+  void fit() {
+    auto ds = torch::data::datasets::MNIST("./data").map(torch::data::transforms::Stack<>());
+    auto loader = torch::data::make_data_loader(std::move(ds), 32);
+    for (auto& batch : *loader) (void)batch;
+  }
+};
+HPP
+printf '#include <torch/torch.h>\n#include "trainer.hpp"\nint main() { Trainer t; t.fit(); }\n' > src/main.cpp
+cat >> CMakeLists.txt <<'CMAKE'
+add_executable(trainer src/main.cpp)
+target_link_libraries(trainer PRIVATE ${TORCH_LIBRARIES})
+set_property(TARGET trainer PROPERTY CXX_STANDARD 17)
+CMAKE
+cmake -S . -B build >/dev/null
+grep -q trainer.hpp build/compile_commands.json && fail "the header should not be in the database"
+set +e
+out="$("$GPULINT" check -p build src/ --output-format concise 2>"$WORK/err7")"; rc=$?
+set -e
+echo "$out"; cat "$WORK/err7"
+[ "$rc" = 1 ] || fail "header: expected exit 1, got $rc"
+[ "$(echo "$out" | grep -c 'src/trainer.hpp:9:.*DL001')" = 1 ] || fail "the header's DL001 is not reported once at src/trainer.hpp:9"
+echo "$out" | grep -q "src/main.cpp" && fail "the header's finding is also reported for src/main.cpp"
+[ "$(echo "$out" | grep -c 'DL001')" = 2 ] || fail "expected two DL001 (mnist.cpp, trainer.hpp)"
+grep -qi "syntax\|could not" "$WORK/err7" && fail "the header did not parse cleanly"
+# Named explicitly, the header is analysed too (as C++, not as Python).
+set +e
+out="$("$GPULINT" check -p build src/trainer.hpp --output-format concise 2>&1)"; rc=$?
+set -e
+[ "$rc" = 1 ] && echo "$out" | grep -q "src/trainer.hpp:9:.*DL001" || { echo "$out"; fail "a header named on the command line is not analysed"; }
+# audit takes the database's translation units and the headers under its roots.
+"$GPULINT" audit . --json "$WORK/audit2.json" --no-progress >/dev/null 2>&1 || fail "audit with a header: failed"
+python3 - "$WORK/audit2.json" <<'PY' || fail "audit JSON: expected DL001 in src/trainer.hpp:9 and src/mnist.cpp:27"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = sorted((x["path"].split("/")[-1], x["line"]) for x in d["findings"] if x["code"] == "DL001")
+assert f == [("mnist.cpp", 27), ("trainer.hpp", 9)], f
+PY
+sed -i 's|std::move(ds), 32);|std::move(ds), 32);  // NOLINT(DL001)|' src/trainer.hpp
+set +e
+out="$("$GPULINT" check -p build src/ --output-format concise 2>&1)"; rc=$?
+set -e
+echo "$out" | grep -q "trainer.hpp" && { echo "$out"; fail "NOLINT in the header did not suppress its DL001"; }
+[ "$(echo "$out" | grep -c 'DL001')" = 1 ] || { echo "$out"; fail "expected only mnist.cpp's DL001 after the NOLINT"; }
+
 echo "OK"
