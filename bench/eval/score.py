@@ -56,6 +56,7 @@ GROUPS = {"DL001": "DL001", "DL002": "DL002", "DEV001": "DEV", "DEV002": "DEV", 
 HEADER_EXTS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl")
 # The C++ sources gpulint analyses (analyzer/cpp/frontend.h, is_cpp_path).
 CPP_EXTS = (".cpp", ".cc", ".cxx", ".c++")
+ANALYSED_HEADER_EXTS = (".h", ".hh", ".hpp", ".hxx")
 # Included after every project() of a configured CMake project: a sub-project configured on
 # its own does not get Torch from the parent that normally finds it.
 TORCH_PROJECT_INCLUDE = "if(NOT Torch_FOUND)\n  find_package(Torch QUIET)\nendif()\n"
@@ -241,23 +242,29 @@ def main():
         torch_incs = None
         for repo, repo_files in sorted(by_repo.items()):
             cpp = [f for f in repo_files if f.lower().endswith(CPP_EXTS)]
-            unanalysed = [f for f in repo_files if f.lower().endswith(HEADER_EXTS + (".cu",))]
+            # C++ headers are analysed as their own main files, with a command clang interpolates
+            # from the database's nearest entry.
+            headers = [f for f in repo_files if f.lower().endswith(ANALYSED_HEADER_EXTS)]
+            unanalysed = [f for f in repo_files if f.lower().endswith(HEADER_EXTS + (".cu",))
+                          and f not in headers]
             for f in unanalysed:
-                print(f"warning: {os.path.relpath(f, corpus)}: gpulint analyses C++ sources "
-                      "(.cpp .cc .cxx .c++), not headers or CUDA files: its labels count as misses",
-                      file=sys.stderr)
-            other = [f for f in repo_files if f not in cpp and f not in unanalysed]
+                print(f"warning: {os.path.relpath(f, corpus)}: gpulint analyses C++ sources and "
+                      "headers (.cpp .cc .cxx .c++ .h .hh .hpp .hxx), not CUDA files: its labels "
+                      "count as misses", file=sys.stderr)
+            other = [f for f in repo_files if f not in cpp and f not in unanalysed and f not in headers]
             diags = run_gpulint(args.gpulint, other) if other else []
             if cpp:
                 torch_incs = torch_incs if torch_incs is not None else torch_include_dirs(build_root)
                 bdir, ways = repo_database(repo, os.path.join(corpus, repo), cpp, build_root, torch_incs, {})
                 notes = {}
-                diags += run_gpulint(args.gpulint, cpp, bdir, notes)
+                diags += run_gpulint(args.gpulint, cpp + headers, bdir, notes)
                 repos_report[repo] = {}
                 for p, w in ways.items():
                     parse = notes.get(p, "clean")
                     repos_report[repo][os.path.relpath(p, corpus)] = {"database": w, "parse": parse}
                     print(f"{os.path.relpath(p, corpus)}: {w}\n    parse: {parse}")
+            elif headers:
+                diags += run_gpulint(args.gpulint, headers)
             for d in diags:
                 got.add((os.path.relpath(os.path.abspath(d["filename"]), corpus), d["location"]["row"], d["code"]))
     want = set()
