@@ -947,6 +947,10 @@ class Builder {
     return *backprop_callees_;
   }
   mutable std::optional<std::unordered_set<const void*>> backprop_callees_;
+  // The LightningModule class whose training_step MEM001 is walking (null otherwise), and the
+  // depth of lightning_returns' recursion through the class's methods.
+  TSNode lightning_class_{};
+  mutable int lightning_depth_ = 0;
 
   bool is_criterion(TSNode callee, const Scope* s) const {
     auto q = m_.qualified_name(callee, s);
@@ -2180,9 +2184,31 @@ class Builder {
       if (!out.empty() && out.size() != elems.size()) return {};
       out.resize(elems.size(), false);
       for (std::size_t i = 0; i < elems.size(); ++i)
-        if (is(unparen(elems[i]), "identifier") && accumulates_backprop_loss(def, t(unparen(elems[i])))) out[i] = true;
+        if (is(unparen(elems[i]), "identifier") && (accumulates_backprop_loss(def, t(unparen(elems[i]))) ||
+                                                    returns_backpropagated(def, t(unparen(elems[i])))))
+          out[i] = true;
     }
     return out;
+  }
+
+  // Does `def` call `name.backward()` once per call (no loop of its own around it, not under
+  // no_grad) and never rebind `name` after it? A training-step function (`loss.backward();
+  // optimizer.step(); return loss`) then returns the loss with its graph still referenced.
+  bool returns_backpropagated(TSNode def, std::string_view name) const {
+    TSNode bw{};
+    visit(field(def, "body"), [&](TSNode n) {
+      if (!is_null(bw) || !is(n, "call") || method_name(n, src_) != "backward") return;
+      TSNode r = unparen(receiver(n));
+      if (is(r, "identifier") && t(r) == name && is_null(innermost_loop(n)) && !under_no_grad(n)) bw = n;
+    });
+    if (is_null(bw)) return false;
+    bool rebound = false;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (rebound || !(is(n, "assignment") || is(n, "augmented_assignment")) || start(n) < end(bw)) return;
+      TSNode left = unparen(field(n, "left"));
+      if (mentions(left, std::string(name))) rebound = true;
+    });
+    return !rebound;
   }
 
   bool accumulates_backprop_loss(TSNode def, std::string_view name) const {
@@ -2246,6 +2272,7 @@ class Builder {
         if (kDetaching.count(meth)) return false;
         if (attached(r, s, att)) return true;
       }
+      if (auto l = lightning_self_call(e, s, att)) return *l;
       auto q = m_.callee_name(e, s);
       if (q && (*q == "builtins.float" || *q == "builtins.int" || *q == "builtins.str" || *q == "builtins.len" ||
                 *q == "builtins.round" || *q == "builtins.bool"))
@@ -2344,19 +2371,161 @@ class Builder {
     // call); loops inside the method were covered above.
     for (TSNode def : step_methods()) {
       const Scope* fs = m_.function_scope(def);
-      if (fs) kept_in_body(def, fs, reported);
+      if (!fs) continue;
+      TSNode cls = enclosing_class(def);
+      lightning_class_ = (!is_null(cls) && lightning_module_class(cls)) ? cls : TSNode{};
+      kept_in_body(def, fs, reported);
+      lightning_class_ = TSNode{};
     }
   }
 
+  // The class_definition whose body defines method `def` directly; a null node otherwise.
+  TSNode enclosing_class(TSNode def) const {
+    TSNode p = m_.parent(def);
+    while (!is_null(p) && (is(p, "block") || is(p, "decorated_definition"))) p = m_.parent(p);
+    return is(p, "class_definition") ? p : TSNode{};
+  }
+
+  // Does class `cls` (a class_definition of this file) derive from Lightning's LightningModule?
+  // Bases are resolved to qualified names by the semantic model (`pl.LightningModule` after
+  // `import pytorch_lightning as pl`), and through this file's own classes
+  // (`class BaseModel(LightningModule)` then `class Net(BaseModel)`), at most 8 levels deep.
+  bool lightning_module_class(TSNode cls, int depth = 0) const {
+    static const std::set<std::string_view> kLightningModule = {
+        "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.module.LightningModule", "pytorch_lightning.core.lightning.LightningModule",
+        "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule", "lightning.LightningModule"};
+    if (depth > 8 || !is(cls, "class_definition")) return false;
+    TSNode sup = field(cls, "superclasses");
+    if (is_null(sup)) return false;
+    const Scope* s = m_.scope_of(cls);
+    for (TSNode b : named_children(sup)) {
+      if (is(b, "keyword_argument")) continue;
+      auto q = m_.qualified_name(b, s);
+      if (!q) continue;
+      if (kLightningModule.count(*q)) return true;
+      if (starts_with(*q, "local.") && is(unparen(b), "identifier")) {
+        const auto* bs = m_.lookup(t(unparen(b)), s);
+        if (!bs) continue;
+        for (const auto& bd : *bs)
+          if (bd.kind == Binding::Kind::Class && !same(bd.stmt, cls) && lightning_module_class(bd.stmt, depth + 1))
+            return true;
+      }
+    }
+    return false;
+  }
+
+  // The method named `name` defined in the body of class `cls`; a null node when none.
+  TSNode class_method(TSNode cls, std::string_view name) const {
+    for (TSNode m : named_children(field(cls, "body"))) {
+      if (is(m, "decorated_definition")) m = field(m, "definition");
+      if (is(m, "function_definition") && t(field(m, "name")) == name) return m;
+    }
+    return TSNode{};
+  }
+
+  // In a LightningModule's training_step (lightning_class_ set): is the call `e` — `self(x)`,
+  // `self.forward(x)`, `self.model(x)`, a method of the module's class, or another attribute of
+  // the module (a loss, a submodule) applied to an attached tensor — computing an attached
+  // value? `att` holds the caller's attached names. nullopt: not such a call.
+  std::optional<bool> lightning_self_call(TSNode e, const Scope* s, const std::set<std::string>& att) const {
+    if (is_null(lightning_class_)) return std::nullopt;
+    TSNode fn = unparen(field(e, "function"));
+    if (is(fn, "identifier")) return t(fn) == "self" ? std::optional<bool>(true) : std::nullopt;
+    if (!is(fn, "attribute")) return std::nullopt;
+    TSNode o = unparen(field(fn, "object"));
+    if (!is(o, "identifier") || t(o) != "self") return std::nullopt;
+    std::string_view a = t(field(fn, "attribute"));
+    if (a == "forward" || a == "model") return true;
+    TSNode def = class_method(lightning_class_, a);
+    if (!is_null(def)) {
+      auto r = lightning_returns(def, e, s, att);
+      return std::find(r.begin(), r.end(), true) != r.end();
+    }
+    static const std::set<std::string_view> kNotComputing = {"log", "log_dict", "print", "save_hyperparameters",
+                                                             "parameters", "named_parameters", "manual_backward",
+                                                             "optimizers", "lr_schedulers", "all_gather", "to"};
+    if (kNotComputing.count(a)) return false;
+    for (auto arg : positional_args(e))
+      if (attached(arg, s, att)) return true;
+    return std::nullopt;
+  }
+
+  // Per element of what method `def` of the Lightning class returns (`return loss, outputs, y`)
+  // when `call` (in scope `s`, with attached names `att`) calls it: true where the element is
+  // attached. The method's parameters are attached where the call's positional argument is;
+  // its assignments are followed in source order. Empty when the returns differ in shape or
+  // the recursion (methods calling methods) is 3 deep.
+  std::vector<bool> lightning_returns(TSNode def, TSNode call, const Scope* s,
+                                      const std::set<std::string>& att) const {
+    const Scope* fs = m_.function_scope(def);
+    if (!fs || lightning_depth_ >= 3) return {};
+    ++lightning_depth_;
+    std::set<std::string> inner;
+    std::vector<TSNode> params;
+    for (TSNode p : named_children(field(def, "parameters"))) {
+      TSNode id = is(p, "identifier") ? p : TSNode{};
+      if (is(p, "typed_parameter")) { auto ch = named_children(p); if (!ch.empty() && is(ch[0], "identifier")) id = ch[0]; }
+      if (is(p, "default_parameter") || is(p, "typed_default_parameter")) id = field(p, "name");
+      if (is_null(id) || !is(id, "identifier")) break;
+      params.push_back(id);
+    }
+    auto args = positional_args(call);
+    for (std::size_t i = 0; i + 1 < params.size() && i < args.size(); ++i)
+      if (attached(args[i], s, att)) inner.insert(std::string(t(params[i + 1])));
+    visit(field(def, "body"), [&](TSNode n) {
+      if (!is(n, "assignment") || under_no_grad(n)) return;
+      TSNode left = unparen(field(n, "left"));
+      TSNode right = field(n, "right");
+      if (is_null(right)) return;
+      if (is(left, "identifier")) {
+        if (attached(right, fs, inner)) inner.insert(std::string(t(left)));
+        else inner.erase(std::string(t(left)));
+      } else if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && is(unparen(right), "call")) {
+        auto elems = named_children(left);
+        std::vector<bool> r;
+        TSNode rc = unparen(right);
+        TSNode fn = unparen(field(rc, "function"));
+        if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier") &&
+            t(unparen(field(fn, "object"))) == "self") {
+          TSNode d = class_method(lightning_class_, t(field(fn, "attribute")));
+          if (!is_null(d)) r = lightning_returns(d, rc, fs, inner);
+        }
+        for (std::size_t i = 0; i < elems.size(); ++i)
+          if (is(elems[i], "identifier")) {
+            if (r.size() == elems.size() && r[i]) inner.insert(std::string(t(elems[i])));
+            else inner.erase(std::string(t(elems[i])));
+          }
+      }
+    });
+    std::vector<bool> out;
+    for (TSNode v : m_.returned_values(def)) {
+      v = unparen(v);
+      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
+      if (!out.empty() && out.size() != elems.size()) { out.clear(); break; }
+      out.resize(elems.size(), false);
+      for (std::size_t i = 0; i < elems.size(); ++i)
+        if (attached(elems[i], fs, inner)) out[i] = true;
+    }
+    --lightning_depth_;
+    return out;
+  }
+
   // Methods of this file's classes that back-propagate once per call: a backward() that no loop
-  // of the method encloses.
+  // of the method encloses; and the `training_step` of a LightningModule, which Lightning's
+  // fit loop calls once per step with autograd on, back-propagating the loss it returns
+  // (https://lightning.ai/docs/pytorch/stable/common/lightning_module.html#training-step).
+  // validation_step/test_step/predict_step run under no_grad/inference_mode: not step methods.
   std::vector<TSNode> step_methods() {
     std::vector<TSNode> out;
     for (TSNode top : named_children(m_.root())) {
       if (!is(top, "class_definition") || dead(top)) continue;
+      bool lightning = lightning_module_class(top);
       for (TSNode m : named_children(field(top, "body"))) {
         if (is(m, "decorated_definition")) m = field(m, "definition");
         if (!is(m, "function_definition")) continue;
+        if (lightning && t(field(m, "name")) == "training_step") { out.push_back(m); continue; }
         bool step = false;
         visit(field(m, "body"), [&](TSNode n) {
           if (step || !is(n, "call") || method_name(n, src_) != "backward") return;
@@ -2433,6 +2602,15 @@ class Builder {
               if (is(unparen(right), "call")) {
                 auto returned = attached_returns(m_.resolve_local_function(unparen(right), s));
                 auto elems = is(left, "identifier") ? std::vector<TSNode>{left} : named_children(left);
+                // `loss, outputs, y = self.common_step(batch, batch_idx)` in a training_step.
+                if (!is_null(lightning_class_) && !is(left, "identifier")) {
+                  TSNode fn = unparen(field(unparen(right), "function"));
+                  if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier") &&
+                      t(unparen(field(fn, "object"))) == "self") {
+                    TSNode d = class_method(lightning_class_, t(field(fn, "attribute")));
+                    if (!is_null(d)) returned = lightning_returns(d, unparen(right), s, att);
+                  }
+                }
                 if (returned.size() == elems.size())
                   for (std::size_t i = 0; i < elems.size(); ++i)
                     if (returned[i] && is(unparen(elems[i]), "identifier")) att.insert(std::string(t(unparen(elems[i]))));
@@ -2465,6 +2643,15 @@ class Builder {
                   if (el.size() != 1) continue;
                   val = el[0];
                 }
+                // `outputs.append((out, y))`: the tuple keeps its attached elements alive.
+                if (is(unparen(val), "tuple") && container_outside(cont, s, loop)) {
+                  std::vector<TSNode> held;
+                  for (TSNode el : named_children(unparen(val)))
+                    if (attached(el, s, att)) held.push_back(el);
+                  if (!held.empty())
+                    kept(n, val, std::string(t(cont)), KeptGraphTensor::How::Append, reported, consumed, &held);
+                  continue;
+                }
                 if (attached(val, s, att) && container_outside(cont, s, loop))
                   kept(n, val, std::string(t(cont)), KeptGraphTensor::How::Append, reported, consumed);
               }
@@ -2492,18 +2679,24 @@ class Builder {
     if (is(cont, "attribute")) {
       TSNode o = unparen(field(cont, "object"));
       if (!is(o, "identifier") || t(o) != "self") return false;
-      // self.x: reassigned inside the loop? then it does not outlive an iteration.
+      // self.x: reassigned (or emptied with `.clear()`) on every pass through the loop? then it
+      // does not outlive an iteration.
       bool rebound = false;
       visit(field(loop, "body"), [&](TSNode n) {
         if (is(n, "assignment") && t(unparen(field(n, "left"))) == t(cont)) rebound = true;
+        if (is(n, "call") && method_name(n, src_) == "clear" && t(unparen(receiver(n))) == t(cont) &&
+            !conditional_in_loop(n, loop))
+          rebound = true;
       });
       return !rebound;
     }
     return false;
   }
 
+  // `held`, when given: the attached elements of a tuple `value`, each detached by the fix.
   void kept(TSNode stmt, TSNode value, const std::string& container, KeptGraphTensor::How how,
-            std::set<uint32_t>& reported, const std::set<std::string>& consumed) {
+            std::set<uint32_t>& reported, const std::set<std::string>& consumed,
+            const std::vector<TSNode>* held = nullptr) {
     std::string root = container.substr(0, container.find_first_of(".["));
     if (container.rfind("self.", 0) == 0) root = container;
     if (consumed.count(root) || consumed.count(root + "#backward")) return;
@@ -2516,7 +2709,17 @@ class Builder {
     k.kept = {start(value), end(value)};
     k.container = container;
     k.how = how;
-    if (is(v, "identifier") || is(v, "attribute") || is(v, "call") || is(v, "subscript")) {
+    if (held) {
+      for (TSNode el : *held) {
+        TSNode u = unparen(el);
+        if (is(u, "identifier") || is(u, "attribute") || is(u, "call") || is(u, "subscript")) {
+          k.fix.push_back({end(el), end(el), ".detach()"});
+        } else {
+          k.fix.push_back({start(el), start(el), "("});
+          k.fix.push_back({end(el), end(el), ").detach()"});
+        }
+      }
+    } else if (is(v, "identifier") || is(v, "attribute") || is(v, "call") || is(v, "subscript")) {
       k.fix.push_back({end(value), end(value), ".detach()"});
     } else {
       k.fix.push_back({start(value), start(value), "("});
