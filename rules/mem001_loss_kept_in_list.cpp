@@ -24,7 +24,14 @@ are torch functions of attached tensors (`F.softmax(out, 1)`), their `.cpu()` co
 `.detach()` drops the graph), and other methods of the model called on an input
 (`model.neglog_likelihood(x)`, even when never back-propagated). A training-step method that
 calls `backward()` once per call keeps what it adds to instance state
-(`self.running_loss += loss`) across calls.
+(`self.running_loss += loss`) across calls; so does the `training_step` of a LightningModule
+(also through `pl.` aliases and the file's own base classes), which Lightning calls once per
+step with autograd on: `self.training_step_outputs.append(loss)`, where the loss comes from
+`self(x)`, `self.forward(x)`, `self.model(x)`, a loss attribute (`self.loss_func(out, y)`) or
+the module's other methods (`loss, outputs, y = self.common_step(batch, batch_idx)`). A tuple
+appended keeps its attached elements (`self.outputs.append((out, y))`). A loss that a step
+function back-propagates and returns (`loss.backward(); return loss`) is still attached in
+the loop that sums it.
 
 It also finds evaluation loops that call a model and can run with autograd on: not under
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once
@@ -58,8 +65,11 @@ call it at logging intervals.
 ## Fix safety
 Safe: appends `.detach()`, which keeps the value and drops the graph. Not reported under
 `torch.no_grad()` / `torch.inference_mode()`, for `.item()`, `float(...)`, `.detach()`,
-`.data`, for lists created inside the iteration, or for lists that are stacked and
-back-propagated in the same loop.
+`.data`, for lists created inside the iteration or emptied (`.clear()`) on every step, or for
+lists that are stacked and back-propagated in the same loop. Lightning's
+`validation_step`/`test_step`/`predict_step` run under `no_grad`/`inference_mode`: what they
+keep is not reported, nor are torchmetrics values (`self.accuracy(out, y)`), which carry no
+graph.
 
 ## Measured cost
 H100, training loop with backward each step: +72.7 KB of host memory per step (7 GB per

@@ -2447,6 +2447,12 @@ class Builder {
                                                              "parameters", "named_parameters", "manual_backward",
                                                              "optimizers", "lr_schedulers", "all_gather", "to"};
     if (kNotComputing.count(a)) return false;
+    // `self.accuracy = torchmetrics.Accuracy(...)`: metric values carry no graph.
+    for (const auto& o : m_.origins(fn, s)) {
+      if (!is(o.node, "call")) continue;
+      auto oq = m_.callee_name(o.node, o.scope);
+      if (oq && starts_with(*oq, "torchmetrics.")) return false;
+    }
     for (auto arg : positional_args(e))
       if (attached(arg, s, att)) return true;
     return std::nullopt;
