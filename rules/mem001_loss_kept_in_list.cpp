@@ -29,7 +29,8 @@ calls `backward()` once per call keeps what it adds to instance state
 step with autograd on: `self.training_step_outputs.append(loss)`, where the loss comes from
 `self(x)`, `self.forward(x)`, `self.model(x)`, a loss attribute (`self.loss_func(out, y)`) or
 the module's other methods (`loss, outputs, y = self.common_step(batch, batch_idx)`). A tuple
-appended keeps its attached elements (`self.outputs.append((out, y))`). A loss that a step
+or dict appended keeps its attached elements (`self.outputs.append((out, y))`,
+`outputs.append({"loss": loss})`); the fix detaches each of them. A loss that a step
 function back-propagates and returns (`loss.backward(); return loss`) is still attached in
 the loop that sums it.
 

@@ -2649,11 +2649,16 @@ class Builder {
                   if (el.size() != 1) continue;
                   val = el[0];
                 }
-                // `outputs.append((out, y))`: the tuple keeps its attached elements alive.
-                if (is(unparen(val), "tuple") && container_outside(cont, s, loop)) {
+                // `outputs.append((out, y))`, `outputs.append({"loss": loss, "y": y})`: the tuple
+                // or dict keeps its attached elements (values) alive.
+                TSNode uv = unparen(val);
+                if ((is(uv, "tuple") || is(uv, "dictionary")) && container_outside(cont, s, loop)) {
                   std::vector<TSNode> held;
-                  for (TSNode el : named_children(unparen(val)))
-                    if (attached(el, s, att)) held.push_back(el);
+                  for (TSNode el : named_children(uv)) {
+                    if (is(el, "pair")) el = field(el, "value");
+                    else if (is(uv, "dictionary")) continue;  // `**extra`
+                    if (!is_null(el) && attached(el, s, att)) held.push_back(el);
+                  }
                   if (!held.empty())
                     kept(n, val, std::string(t(cont)), KeptGraphTensor::How::Append, reported, consumed, &held);
                   continue;
