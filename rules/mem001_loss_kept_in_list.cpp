@@ -24,7 +24,11 @@ are torch functions of attached tensors (`F.softmax(out, 1)`), their `.cpu()` co
 `.detach()` drops the graph), and other methods of the model called on an input
 (`model.neglog_likelihood(x)`, even when never back-propagated). A training-step method that
 calls `backward()` once per call keeps what it adds to instance state
-(`self.running_loss += loss`) across calls.
+(`self.running_loss += loss`) across calls. In LibTorch C++ the same holds for a trainer
+class's data members (`std::vector<at::Tensor>` / `std::deque<at::Tensor>` / `at::Tensor`
+fields): `losses_.push_back(loss)`, `this->history.push_back(loss)`, `total_loss_ += loss` in a
+training loop or in a per-step member function, unless the member is cleared, reset or
+back-propagated in the same step.
 
 It also finds evaluation loops that call a model and can run with autograd on: not under
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once
