@@ -122,7 +122,7 @@ struct CreatedThenMoved {
 struct KeptGraphTensor {
   Range statement;            ///< `losses.append(loss)` / `total += loss` / `d[k] = loss`
   Range kept;                 ///< the attached expression
-  std::string container;      ///< "losses", "total_loss", …
+  std::string container;      ///< "losses", "total_loss", … (a C++ data member: its field name, "losses_")
   enum class How { Append, AugmentedAssign, SubscriptStore } how = How::Append;
   std::vector<Edit> fix;      ///< `.detach()` appended (parenthesised where needed)
 };

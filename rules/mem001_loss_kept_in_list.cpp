@@ -32,7 +32,11 @@ the module's other methods (`loss, outputs, y = self.common_step(batch, batch_id
 or dict appended keeps its attached elements (`self.outputs.append((out, y))`,
 `outputs.append({"loss": loss})`); the fix detaches each of them. A loss that a step
 function back-propagates and returns (`loss.backward(); return loss`) is still attached in
-the loop that sums it.
+the loop that sums it. In LibTorch C++ the same holds for a trainer
+class's data members (`std::vector<at::Tensor>` / `std::deque<at::Tensor>` / `at::Tensor`
+fields): `losses_.push_back(loss)`, `this->history.push_back(loss)`, `total_loss_ += loss` in a
+training loop or in a per-step member function, unless the member is cleared, reset or
+back-propagated in the same step.
 
 It also finds evaluation loops that call a model and can run with autograd on: not under
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once

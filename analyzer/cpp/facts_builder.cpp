@@ -177,6 +177,55 @@ const Expr* object_of(const Expr* call) {
   return nullptr;
 }
 
+// The data member an expression designates: `losses_`, `this->history`, `state.total`
+// (a MemberExpr naming a FieldDecl); nullptr for anything else.
+const FieldDecl* member_field(const Expr* e) {
+  auto* me = dyn_cast_or_null<MemberExpr>(strip(e));
+  return me ? dyn_cast<FieldDecl>(me->getMemberDecl()) : nullptr;
+}
+
+// Do `a` and `b` designate the same object: `this`, the same variable, or the same data member
+// of the same object (`losses_` and `this->losses_` are the same member)?
+bool same_object(const Expr* a, const Expr* b, int depth = 0) {
+  if (!a || !b || depth > 16) return false;
+  a = strip(a);
+  b = strip(b);
+  if (isa<CXXThisExpr>(a) && isa<CXXThisExpr>(b)) return true;
+  if (auto* ma = dyn_cast<MemberExpr>(a)) {
+    auto* mb = dyn_cast<MemberExpr>(b);
+    return mb && ma->getMemberDecl()->getCanonicalDecl() == mb->getMemberDecl()->getCanonicalDecl() &&
+           same_object(ma->getBase(), mb->getBase(), depth + 1);
+  }
+  const VarDecl* va = root_var(a);
+  return va && va == root_var(b);
+}
+
+// Is `member` (a MemberExpr) named anywhere inside `s`?
+bool names_member(const Stmt* s, const Expr* member, int depth = 0) {
+  if (!s || depth > 256) return false;
+  if (auto* me = dyn_cast<MemberExpr>(s); me && same_object(me, member)) return true;
+  for (const Stmt* c : s->children())
+    if (names_member(c, member, depth + 1)) return true;
+  return false;
+}
+
+// A backward() call: `t.backward()` on an at::Tensor, or torch::autograd::backward(...).
+bool is_backward_call(const Stmt* s) {
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
+    const CXXMethodDecl* m = mc->getMethodDecl();
+    return method_named(m, "backward") && has_qualified_name(m->getParent(), "at::Tensor");
+  }
+  if (auto* call = dyn_cast<CallExpr>(s)) return has_qualified_name(call->getDirectCallee(), "torch::autograd::backward");
+  return false;
+}
+
+// The backward() calls inside `s` (lambdas excluded: their bodies run when they are called).
+void backward_calls(const Stmt* s, std::vector<const CallExpr*>& out, int depth = 0) {
+  if (!s || depth > 256 || isa<LambdaExpr>(s)) return;
+  if (is_backward_call(s)) out.push_back(cast<CallExpr>(s));
+  for (const Stmt* c : s->children()) backward_calls(c, out, depth + 1);
+}
+
 // A call of a module: `model->forward(x)`, `model(x)` (ModuleHolder::operator()), `net.forward(x)`.
 bool is_module_call(const Expr* e) {
   e = strip(e);
@@ -372,6 +421,20 @@ class Builder {
   void collect_unmoved_batches(FileFacts& f);
   void collect_created_then_moved(FileFacts& f);
   void collect_kept_tensors(FileFacts& f);
+  // MEM001 for a data member (`losses_.push_back(loss)` at `stmt`, `container` the member
+  // expression): the FieldDecl when the member outlives the steps it is written in: the member
+  // of a variable declared outside the enclosing loop, or a member of `this` written inside a
+  // loop that calls backward(), or in a per-step method of the member's class (one whose body
+  // calls backward() outside any loop: each call is one step, and the object keeps what it
+  // stored). nullptr otherwise, and when the member is consumed in that same step (see
+  // `member_consumed`).
+  const FieldDecl* kept_in_member(const Stmt* stmt, const Expr* container);
+  // Is the member `container` emptied, reset or back-propagated inside `scope` (other than by
+  // `except`): `.clear()` / `.swap()` / `.erase()` / `.pop_*()` / `.resize()` / `.assign()`,
+  // an assignment whose right side does not read it, or a backward() call on an expression
+  // that reads it (`torch::stack(losses_).sum().backward()`)? Then each step's graph is
+  // released with the step.
+  bool member_consumed(const Stmt* scope, const Expr* container, const Stmt* except, int depth = 0);
 
   ASTContext& ctx_;
   SourceManager& sm_;
@@ -1288,6 +1351,74 @@ void Builder::collect_created_then_moved(FileFacts& f) {
   }
 }
 
+const FieldDecl* Builder::kept_in_member(const Stmt* stmt, const Expr* container) {
+  const FieldDecl* field = member_field(container);
+  if (!field) return nullptr;
+  // The object the member belongs to: `this`, or a variable (`state.losses`, `p->losses`).
+  const Expr* owner = strip(container);
+  for (int i = 0; i < 16 && isa<MemberExpr>(owner); ++i) owner = strip(cast<MemberExpr>(owner)->getBase());
+  const Stmt* loop = enclosing_loop(stmt);
+  if (!isa<CXXThisExpr>(owner)) {
+    // A member of a variable: like the variable itself, kept when declared outside the loop.
+    const VarDecl* vd = root_var(owner);
+    if (!vd || !loop || inside(vd, loop)) return nullptr;
+    return member_consumed(loop, container, stmt) ? nullptr : field;
+  }
+  const Stmt* scope = nullptr;
+  std::vector<const CallExpr*> calls;
+  if (loop) backward_calls(loop, calls);
+  if (!calls.empty()) {
+    scope = loop;  // a training loop
+  } else {
+    auto* method = dyn_cast_or_null<CXXMethodDecl>(enclosing_function(DynTypedNode::create(*stmt)));
+    if (!method || !method->getBody() || isa<CXXConstructorDecl>(method) || isa<CXXDestructorDecl>(method))
+      return nullptr;
+    const CXXRecordDecl* cls = method->getParent();
+    const auto* holder = dyn_cast<CXXRecordDecl>(field->getParent());
+    if (!cls || cls->isLambda() || !holder || !cls->hasDefinition() ||
+        (cls->getCanonicalDecl() != holder->getCanonicalDecl() && !cls->isDerivedFrom(holder)))
+      return nullptr;
+    backward_calls(method->getBody(), calls);
+    bool once_per_call = false;
+    for (const CallExpr* c : calls)
+      if (!enclosing_loop(c)) once_per_call = true;
+    if (!once_per_call) return nullptr;
+    scope = method->getBody();
+  }
+  if (under_no_grad(stmt) || member_consumed(scope, container, stmt)) return nullptr;
+  return field;
+}
+
+bool Builder::member_consumed(const Stmt* scope, const Expr* container, const Stmt* except, int depth) {
+  if (!scope || depth > 256 || scope == except) return false;
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(scope)) {
+    const CXXMethodDecl* m = mc->getMethodDecl();
+    if (m && m->getDeclName().isIdentifier() && same_object(mc->getImplicitObjectArgument(), container)) {
+      llvm::StringRef n = m->getName();
+      if (n == "clear" || n == "swap" || n == "erase" || n == "pop_front" || n == "pop_back" || n == "resize" ||
+          n == "assign")
+        return true;
+    }
+  }
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(scope);
+      op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 && same_object(op->getArg(0), container) &&
+      !names_member(op->getArg(1), container))
+    return true;
+  if (auto* bo = dyn_cast<BinaryOperator>(scope);
+      bo && bo->getOpcode() == BO_Assign && same_object(bo->getLHS(), container) && !names_member(bo->getRHS(), container))
+    return true;
+  if (is_backward_call(scope)) {
+    const auto* call = cast<CallExpr>(scope);
+    if (auto* mc = dyn_cast<CXXMemberCallExpr>(call); mc && names_member(mc->getImplicitObjectArgument(), container))
+      return true;
+    for (const Expr* a : call->arguments())
+      if (names_member(a, container)) return true;
+  }
+  for (const Stmt* c : scope->children())
+    if (member_consumed(c, container, except, depth + 1)) return true;
+  return false;
+}
+
 // MEM001: `losses.push_back(loss)` / `emplace_back` into a std::vector<at::Tensor>, or
 // `total += loss` into an at::Tensor, declared outside the loop, with a graph-attached value.
 void Builder::collect_kept_tensors(FileFacts& f) {
@@ -1301,10 +1432,16 @@ void Builder::collect_kept_tensors(FileFacts& f) {
       callee(cxxMethodDecl(ofClass(hasName("::at::Tensor")))))));
   std::set<uint32_t> seen;
   auto consider = [&](const Expr* stmt, const Expr* container, const Expr* kept, KeptGraphTensor::How how) {
-    const VarDecl* cv = root_var(container);
-    if (!cv) return;
-    const Stmt* loop = enclosing_loop(stmt);
-    if (!loop || inside(cv, loop)) return;
+    std::string name;
+    if (const VarDecl* cv = root_var(container)) {
+      const Stmt* loop = enclosing_loop(stmt);
+      if (!loop || inside(cv, loop)) return;
+      name = cv->getNameAsString();
+    } else if (const FieldDecl* fd = kept_in_member(stmt, container)) {
+      name = fd->getNameAsString();
+    } else {
+      return;
+    }
     if (!attached(kept)) return;
     auto sr = range(stmt->getSourceRange());
     auto kr = range(strip(kept)->getSourceRange());
@@ -1312,7 +1449,7 @@ void Builder::collect_kept_tensors(FileFacts& f) {
     KeptGraphTensor k;
     k.statement = *sr;
     k.kept = *kr;
-    k.container = cv->getNameAsString();
+    k.container = name;
     k.how = how;
     const Expr* ks = strip(kept);
     bool postfix_ok = isa<DeclRefExpr>(ks) || isa<MemberExpr>(ks) || isa<ParenExpr>(kept->IgnoreImplicit()) ||
@@ -1335,20 +1472,27 @@ void Builder::collect_kept_tensors(FileFacts& f) {
   for (const CXXOperatorCallExpr* op : augments) {
     if (op->getNumArgs() != 2) continue;
     const VarDecl* cv = root_var(op->getArg(0));
-    if (!cv || !is_tensor_type(cv->getType())) continue;
+    const FieldDecl* field = member_field(op->getArg(0));
+    if (!(cv && is_tensor_type(cv->getType())) && !(field && is_tensor_type(field->getType()))) continue;
     consider(op, op->getArg(0), op->getArg(1), KeptGraphTensor::How::AugmentedAssign);
   }
   for (const CXXOperatorCallExpr* op : sums) {
     if (op->getNumArgs() != 2) continue;
     const VarDecl* cv = root_var(op->getArg(0));
-    if (!cv || !is_tensor_type(cv->getType()) || !isa<DeclRefExpr>(strip(op->getArg(0)))) continue;
+    const FieldDecl* field = member_field(op->getArg(0));
+    bool var_total = cv && is_tensor_type(cv->getType()) && isa<DeclRefExpr>(strip(op->getArg(0)));
+    bool field_total = !cv && field && is_tensor_type(field->getType());
+    if (!var_total && !field_total) continue;
     // The right side: `total + x`, `x + total` or `total - x` (an at::Tensor operator).
     auto* sum = dyn_cast<CXXOperatorCallExpr>(strip(op->getArg(1)));
     if (!sum || sum->getNumArgs() != 2 || !is_tensor_type(sum->getType())) continue;
     OverloadedOperatorKind k = sum->getOperator();
     if (k != OO_Plus && k != OO_Minus) continue;
     const Expr* kept = nullptr;
-    auto is_total = [&](const Expr* e) { return isa<DeclRefExpr>(strip(e)) && root_var(e) == cv; };
+    auto is_total = [&](const Expr* e) {
+      if (var_total) return isa<DeclRefExpr>(strip(e)) && root_var(e) == cv;
+      return same_object(e, op->getArg(0));
+    };
     if (is_total(sum->getArg(0))) kept = sum->getArg(1);
     else if (k == OO_Plus && is_total(sum->getArg(1))) kept = sum->getArg(0);
     if (!kept) continue;
