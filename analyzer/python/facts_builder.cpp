@@ -48,6 +48,10 @@ const std::set<std::string_view> kHostTransforms = {
     "contiguous", "clone", "expand", "repeat", "flip", "triu", "tril", "flatten"};
 const std::set<std::string_view> kDtypeCasts = {"float", "double", "half", "bfloat16", "long",
                                                 "int",   "short",  "bool", "byte",     "char"};
+// torch functions that join a sequence of tensors into one on their device (the inputs must
+// share one: https://pytorch.org/docs/stable/generated/torch.cat.html).
+const std::set<std::string_view> kConcatenating = {"cat", "concat", "concatenate", "stack", "hstack",
+                                                   "vstack"};
 // Torch functions that return a new tensor on their first argument's device.
 const std::set<std::string> kHostTransformFunctions = {"torch.triu", "torch.tril", "torch.flip",
                                                        "torch.transpose", "torch.t"};
@@ -1079,7 +1083,7 @@ class Builder {
     if (!is_null(dev)) return device_value(dev, s);
     std::string_view fn = std::string_view(*q).substr(6);
     auto pa = positional_args(n);
-    if ((fn == "cat" || fn == "concat" || fn == "stack" || fn == "hstack" || fn == "vstack") && !pa.empty()) {
+    if (kConcatenating.count(fn) && !pa.empty()) {
       TSNode seq = unparen(pa[0]);
       if (!(is(seq, "list") || is(seq, "tuple"))) return tensor_where(seq, s, depth + 1);
       std::optional<Where> out;
@@ -1095,13 +1099,11 @@ class Builder {
     // tensors.
     static const std::set<std::string_view> kFromInput = {
         "tensor", "as_tensor", "zeros_like", "ones_like", "rand_like", "randn_like", "empty_like", "full_like"};
-    static const std::set<std::string_view> kHostOnly = {
-        "from_numpy", "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor", "BoolTensor"};
     if (kFromInput.count(fn) && !pa.empty()) {
       Where a = tensor_where(pa[0], s, depth + 1);
       return a == Where::Accelerator ? a : Where::Cpu;
     }
-    if (kFactories.count(*q) || kHostOnly.count(fn)) return Where::Cpu;
+    if (kFactories.count(*q) || kLegacyConstructors.count(*q) || *q == "torch.from_numpy") return Where::Cpu;
     return Where::Unknown;
   }
 
@@ -1510,8 +1512,7 @@ class Builder {
       if (q && starts_with(*q, "torch.")) {
         std::string_view fn = std::string_view(*q).substr(6);
         auto pa = positional_args(e);
-        if ((fn == "cat" || fn == "concat" || fn == "concatenate" || fn == "stack" || fn == "hstack" ||
-             fn == "vstack") && !pa.empty()) {
+        if (kConcatenating.count(fn) && !pa.empty()) {
           TSNode seq = unparen(pa[0]);
           if (is(seq, "list") || is(seq, "tuple")) {
             std::optional<State> out;
@@ -2426,7 +2427,8 @@ class Builder {
   }
 
   // In a LightningModule's training_step (lightning_class_ set): is the call `e` — `self(x)`,
-  // `self.forward(x)`, `self.model(x)`, a method of the module's class, or another attribute of
+  // `self.forward(x)`, a submodule (`self.model(x)` where `self.model` holds an nn.Module
+  // construction), a method of the module's class, or another attribute of
   // the module (a loss, a submodule) applied to an attached tensor — computing an attached
   // value? `att` holds the caller's attached names. nullopt: not such a call.
   std::optional<bool> lightning_self_call(TSNode e, const Scope* s, const std::set<std::string>& att) const {
@@ -2437,7 +2439,7 @@ class Builder {
     TSNode o = unparen(field(fn, "object"));
     if (!is(o, "identifier") || t(o) != "self") return std::nullopt;
     std::string_view a = t(field(fn, "attribute"));
-    if (a == "forward" || a == "model") return true;
+    if (a == "forward") return true;  // nn.Module.forward: the module's own computation
     TSNode def = class_method(lightning_class_, a);
     if (!is_null(def)) {
       auto r = lightning_returns(def, e, s, att);
@@ -2448,11 +2450,16 @@ class Builder {
                                                              "optimizers", "lr_schedulers", "all_gather", "to"};
     if (kNotComputing.count(a)) return false;
     // `self.accuracy = torchmetrics.Accuracy(...)`: metric values carry no graph.
+    // `self.model = Net()` (also through `__init__(self, model)` and its call sites): a
+    // submodule computes with its parameters.
+    bool submodule = false;
     for (const auto& o : m_.origins(fn, s)) {
       if (!is(o.node, "call")) continue;
       auto oq = m_.callee_name(o.node, o.scope);
       if (oq && starts_with(*oq, "torchmetrics.")) return false;
+      submodule = submodule || is_module_constructor(o.node, o.scope);
     }
+    if (submodule) return true;
     for (auto arg : positional_args(e))
       if (attached(arg, s, att)) return true;
     return std::nullopt;
@@ -2569,9 +2576,26 @@ class Builder {
         TSNode r = unparen(receiver(n));
         if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
       });
+      // A LightningModule's training_step returns the loss Lightning back-propagates: a tensor,
+      // or a dict whose "loss" entry is one (LightningModule.training_step's documented return).
+      if (!is_null(lightning_class_) && is(loop, "function_definition")) {
+        for (TSNode r : m_.returned_values(loop)) {
+          r = unparen(r);
+          if (is(r, "dictionary"))
+            for (TSNode pair : named_children(r)) {
+              if (!is(pair, "pair")) continue;
+              auto key = m_.evaluate(field(pair, "key"), s);
+              if (key.size() == 1 && key[0].kind == Value::Kind::Str && key[0].s == "loss") r = unparen(field(pair, "value"));
+            }
+          if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
+        }
+      }
       auto detaches = [&](TSNode v) {
         v = unparen(v);
-        if (!is(v, "call")) return is(v, "integer") || is(v, "float") || is(v, "attribute");
+        // `x.data` is the tensor without its graph; another attribute (`out.loss` of a model's
+        // output object) may well be the back-propagated tensor itself.
+        if (!is(v, "call"))
+          return is(v, "integer") || is(v, "float") || (is(v, "attribute") && t(field(v, "attribute")) == "data");
         if (kDetaching.count(method_name(v, src_))) return true;
         auto q = m_.callee_name(v, s);
         return q && starts_with(*q, "builtins.");
