@@ -21,13 +21,11 @@ held in a name, or an optimizer built in a helper function — or a hand-written
 `.to(device)` / `.cuda()` in a script that trains (`backward()`, `optimizer.step()`) and
 clearly means to use a GPU: it builds a CUDA device, calls `torch.cuda.is_available()` or
 `.cuda()` somewhere. The diagnostic points at the model's creation (`ResNet18()`,
-`nn.Sequential(`), also when that is inside a factory function of the file. A class imported
-from the project (`from transformer import Transformer`; `Transformer(...)`) builds its module
-on the CPU like any `nn.Module` and is reported when nothing moves it. Models built where
-gpulint cannot see the placement may have been placed there and are not reported: a factory
-(`build_model(...)`), `torch.load`, a constructor given a device or the run's configuration
-(`Net(device=d)`, `Net(args)`, `Net(cfg)`), or a submodule of a class (`self.net = Net()`: whoever
-builds the outer module may move it). A move of the name that runs before the model bound to
+`nn.Sequential(`), also when that is inside a factory function of the file. Models built where
+gpulint cannot see the placement may have been placed there and are not reported: a class or
+factory imported from the project (`from transformer import Transformer`; its constructor may
+call `self.to(...)`), `torch.load`, or a submodule of a class (`self.net = Net()`: whoever builds
+the outer module may move it). A move of the name that runs before the model bound to
 it is created (an earlier statement of the same block, outside loops: a notebook that moves
 `model` and then rebinds `model = Net()`) does not place that model.
 

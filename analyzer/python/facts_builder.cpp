@@ -354,77 +354,6 @@ class Builder {
     return !starts_with(*q, "local.") && !starts_with(*q, "builtins.");
   }
 
-  // An nn.Module class imported from the project (`from transformer import Transformer`;
-  // `Transformer(...)`, a CapWords name: PEP 8's convention for classes) constructed with
-  // constant arguments only: modules are created on the CPU (torch.nn.Module parameters default
-  // to the CPU), and a constructor that moves its own module with no device argument is rare.
-  // Factories (`get_model(args)`, lowercase), `torch.load`, and constructors given a device, a
-  // config object or anything else gpulint cannot evaluate may have placed it.
-  bool unplaced_imported_class(TSNode call, const Scope* s) const {
-    // `self.network = MyNetwork(cfg)`: a submodule; whoever builds the outer module may move it.
-    for (TSNode p = m_.parent(call); !is_null(p) && !is(p, "block") && !is(p, "module"); p = m_.parent(p))
-      if (is(p, "assignment") && !is(unparen(field(p, "left")), "identifier")) return false;
-    for (TSNode p = m_.parent(call); !is_null(p); p = m_.parent(p))
-      if (is(p, "class_definition")) return false;
-    TSNode fn = unparen(field(call, "function"));
-    std::string_view last = is(fn, "attribute") ? t(field(fn, "attribute")) : t(fn);
-    if (!(is(fn, "identifier") || is(fn, "attribute")) || last.empty() || !std::isupper(static_cast<unsigned char>(last[0])))
-      return false;
-    bool all_caps = std::all_of(last.begin(), last.end(), [](char c) { return !std::islower(static_cast<unsigned char>(c)); });
-    if (all_caps) return false;
-    auto q = m_.callee_name(call, s);
-    if (q && (starts_with(*q, "torch.") || starts_with(*q, "transformers.") || starts_with(*q, "timm.") ||
-              starts_with(*q, "torchvision.")))
-      return false;
-    // Only constant arguments (`Net(num_classes=10)`, `Net(args.hidden)` with an argparse
-    // default): an argument gpulint cannot evaluate (a config object, a tensor, a device
-    // variable) or a device string may be what places the module.
-    for (auto a : args_of(call)) {
-      if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
-      if (!plain_scalar(is(a, "keyword_argument") ? field(a, "value") : a, s, 0)) return false;
-    }
-    return true;
-  }
-
-  // True when `v` is a plain scalar that cannot place a module: constants gpulint evaluates
-  // (not device strings), results of the scalar builtins (`len(vocab)`, `int(x)`), arithmetic
-  // on them, and names all of whose origins are such (two levels of names at most).
-  bool plain_scalar(TSNode v, const Scope* s, int depth) const {
-    v = unparen(v);
-    std::vector<Value> values = m_.evaluate(v, s);
-    bool known = !values.empty();
-    for (const Value& x : values) {
-      if (x.kind == Value::Kind::Unknown || x.kind == Value::Kind::Absent) known = false;
-      if (x.kind == Value::Kind::Str &&
-          (starts_with(x.s, "cuda") || x.s == "cpu" || x.s == "mps" || starts_with(x.s, "xpu")))
-        return false;
-    }
-    if (known) return true;
-    if (is(v, "call")) {
-      static const std::set<std::string_view> kScalarBuiltins = {
-          "builtins.len", "builtins.int", "builtins.float", "builtins.round", "builtins.bool",
-          "builtins.abs", "builtins.min", "builtins.max"};
-      auto q = m_.callee_name(v, s);
-      if (!q || !kScalarBuiltins.count(*q)) return false;
-      if (*q == "builtins.len") return true;
-      std::vector<TSNode> args = args_of(v);
-      return std::all_of(args.begin(), args.end(), [&](TSNode a) { return plain_scalar(a, s, depth); });
-    }
-    if (is(v, "binary_operator") || is(v, "unary_operator")) {
-      bool ok = true;
-      for (TSNode c : named_children(v)) ok = ok && plain_scalar(c, s, depth);
-      return ok;
-    }
-    if (is(v, "identifier") && depth < 2) {
-      auto os = m_.origins(v, s);
-      if (os.empty()) return false;
-      for (const auto& o : os)
-        if (same(o.node, v) || !plain_scalar(o.node, o.scope, depth + 1)) return false;
-      return true;
-    }
-    return false;
-  }
-
   // `available_models[name]` where `available_models = {"gmm": GaussianMixture, ...}` is bound
   // once, to a dict literal whose values are all imported (non-builtin) callables.
   bool imported_registry_entry(TSNode fn, const Scope* s) const {
@@ -866,7 +795,7 @@ class Builder {
       }
       seen.insert(creation.id);
       info.origin = creation;
-      info.opaque = opaque && !unplaced_imported_class(creation, o.scope);
+      info.opaque = opaque;
       info.placed = placed || built_with_device(creation);
       collect_names(expr, s, info);
       // The name bound to the creation statement.
