@@ -21,8 +21,10 @@ loss, a model output, arithmetic on them — in something that outlives the iter
 then `history.append(epoch_loss)`), also when a function of the file returns it to an epoch
 loop (`train_loss, acc = self._train_epoch()` then `self.loss["train"].append(train_loss)`); so
 are torch functions of attached tensors (`F.softmax(out, 1)`), their `.cpu()` copies (only
-`.detach()` drops the graph), and other methods of the model called on an input
-(`model.neglog_likelihood(x)`, even when never back-propagated). A training-step method that
+`.detach()` drops the graph), and other methods the file's own model class defines, called on
+an input (`model.neglog_likelihood(x)`, even when never back-propagated; not methods decorated
+with `@torch.no_grad()`, nor those of models built by a library, such as Hugging Face's
+`generate`, which gpulint cannot read). A training-step method that
 calls `backward()` once per call keeps what it adds to instance state
 (`self.running_loss += loss`) across calls; so does the `training_step` of a LightningModule
 (also through `pl.` aliases and the file's own base classes), which Lightning calls once per

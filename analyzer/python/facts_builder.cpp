@@ -2251,7 +2251,27 @@ class Builder {
     if (kModuleMethods.count(meth) || positional_args(call).empty()) return false;
     TSNode r = unparen(receiver(call));
     if (!(is(r, "identifier") || is(r, "attribute"))) return false;
-    return model_for_callee(r, s) != nullptr;
+    const ModelInfo* mi = model_for_callee(r, s);
+    if (!mi || !is(mi->origin, "call")) return false;
+    // Only a method this file defines on the model's class, and not one that turns autograd
+    // off: a library model's methods may (Hugging Face's `generate` is decorated with
+    // @torch.no_grad()), and gpulint cannot read them.
+    TSNode cls = local_class(mi->origin, m_.scope_of(mi->origin));
+    if (is_null(cls)) return false;
+    TSNode def = class_method(cls, meth);
+    if (is_null(def)) return false;
+    TSNode decorated = m_.parent(def);
+    if (is(decorated, "decorated_definition"))
+      for (TSNode d : named_children(decorated)) {
+        if (!is(d, "decorator") || named_count(d) == 0) continue;
+        TSNode e = unparen(named(d, 0));
+        if (is(e, "call")) e = unparen(field(e, "function"));
+        auto q = m_.qualified_name(e, m_.scope_of(d));
+        if (!q || starts_with(*q, "torch.no_grad") || starts_with(*q, "torch.inference_mode") ||
+            starts_with(*q, "torch.autograd.grad_mode"))
+          return false;  // autograd off, or a decorator gpulint cannot read
+      }
+    return true;
   }
 
   // True when `stmt`, inside `loop`, runs only on some iterations: an if/elif/else branch or
