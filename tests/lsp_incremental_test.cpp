@@ -380,6 +380,46 @@ TEST(LspIncremental, CommentEditsReuseTheAnalysisCodeEditsDoNot) {
   EXPECT_EQ(cache.analysed(), 4u);
 }
 
+// A comment typed after trailing blanks on a block's last line joins that block in tree-sitter's
+// tree (the block then ends after the comment), and a comment inside a multi-line call sits in
+// an expression a fix may copy: neither may reuse the cached analysis unchecked.
+TEST(LspIncremental, CommentsAfterTrailingBlanksOrInsideACallAreCheckedAgainstAFreshAnalysis) {
+  std::string text =
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "device = torch.device(\"cuda\")\n"
+      "model = torch.nn.Linear(4, 1).to(device)\n"
+      "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+      "loader = DataLoader(range(10), batch_size=2)\n"
+      "losses = []\n"
+      "for x in loader:\n"
+      "    with torch.enable_grad():\n"
+      "        loss = model(x.to(device)).sum()\n"
+      "        loss.backward()\n"
+      "        losses.append(loss)    \n"
+      "    noise = torch.randn(4).to(\n"
+      "        device)\n";
+  Document doc("file:///tmp/b.py", "/tmp/b.py", "python", 1, text);
+  FileSettings settings = FileSettings::all_rules_enabled();
+  RelintCache cache;
+  auto relint = [&] {
+    SourceFile src(doc.path(), doc.text());
+    FileReport got = cache.relint(src, doc.tree()->raw(), settings);
+    EXPECT_EQ(describe(got), describe(analyze_python(src, settings)));
+    return got;
+  };
+  FileReport first = relint();
+  ASSERT_FALSE(first.diagnostics.empty());
+  // After the trailing blanks of the block's last line (MEM001's line).
+  doc.apply_change(gpulint::lsp::Range{{11, 31}, {11, 31}}, "# noqa: MEM001");
+  FileReport suppressed = relint();
+  EXPECT_EQ(suppressed.suppressed, first.suppressed + 1);
+  // Inside the multi-line `.to(` call: a line that is not a whole statement.
+  doc.apply_change(gpulint::lsp::Range{{12, 30}, {12, 30}}, "  # gpu");
+  relint();
+  EXPECT_EQ(cache.reused(), 0u);
+}
+
 // The tree-sitter reuse fix (CMakeLists.txt): a statement line inserted at the top of a class
 // body, or a comment typed after a line near the top of the file, must re-lex only around the
 // edit, not the rest of the module. Counted in tokens the lexer produced (tree-sitter's log),

@@ -121,11 +121,20 @@ bool RelintCache::try_reuse(const SourceFile& source, const TSTree* tree, FileRe
     };
     uint32_t new_comment = UINT32_MAX;
     if (!blank_then_comment(now, code_end, new_end, new_is_comment, new_comment)) return false;
+    // The line's code must be whole: the smallest node of the new tree covering it ends with
+    // it. Otherwise (a line inside a multi-line call or bracket, or an `if x:` header) the
+    // comment sits inside an expression whose text a cached fix may have copied.
+    uint32_t code_start = line_start;
+    while (code_start < code_end && is_blank(now[code_start])) ++code_start;
+    TSNode covering = ts_node_descendant_for_byte_range(root, code_start, code_end);
+    if (ts_node_is_null(covering) || ts_node_end_byte(covering) > code_end) return false;
 
-    // Every offset the cached diagnostics carry must lie clear of the edit: before a, or after
-    // b_old (then shifted). A fix edit spanning it might copy the changed text.
+    // Every offset the cached diagnostics carry must lie clear of the blanks and comment after
+    // the code: before code_end, or after b_old (then shifted). A trailing comment can change
+    // where tree-sitter ends a block (it joins the block on the block's last line), so an
+    // offset at code_end is not clear either; a fix edit spanning the span might copy it.
     const int64_t delta = static_cast<int64_t>(b_new) - static_cast<int64_t>(b_old);
-    auto clear_of = [&](uint32_t off) { return off < a || off > b_old; };
+    auto clear_of = [&](uint32_t off) { return off < code_end || off > b_old; };
     std::vector<Diagnostic> shifted = detail_.unsuppressed;
     auto shift = [&](uint32_t& off) {
       if (off > b_old) off = static_cast<uint32_t>(off + delta);
@@ -136,7 +145,7 @@ bool RelintCache::try_reuse(const SourceFile& source, const TSTree* tree, FileRe
       shift(d.end);
       if (!d.fix) continue;
       for (Edit& e : d.fix->edits) {
-        if (!clear_of(e.start) || !clear_of(e.end) || (e.start < a && e.end > b_old)) return false;
+        if (!clear_of(e.start) || !clear_of(e.end) || (e.start < code_end && e.end > b_old)) return false;
         shift(e.start);
         shift(e.end);
       }
