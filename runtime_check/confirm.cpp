@@ -254,6 +254,32 @@ bool copy_source_tree(const fs::path& from, const fs::path& to, std::vector<std:
   return true;
 }
 
+bool write_file_in_copy(const fs::path& copy_root, const fs::path& rel, std::string_view bytes,
+                        std::string* error) {
+  fs::path normal = rel.lexically_normal();
+  if (normal.empty() || normal.is_absolute() || *normal.begin() == "..") {
+    *error = fmt::format("{} is not inside {}", rel.string(), copy_root.string());
+    return false;
+  }
+  fs::path at = copy_root;
+  std::error_code ec;
+  for (auto part = normal.begin(); part != normal.end(); ++part) {
+    at /= *part;
+    if (!fs::is_symlink(fs::symlink_status(at, ec))) continue;
+    if (std::next(part) != normal.end()) {
+      *error = fmt::format("{} is a symbolic link in the copied tree: confirm does not write a fix "
+                           "through it (it may lead into your own files)", at.string());
+      return false;
+    }
+    fs::remove(at, ec);  // the file itself: a regular file replaces the link
+    if (ec) {
+      *error = fmt::format("cannot replace the symbolic link {}: {}", at.string(), ec.message());
+      return false;
+    }
+  }
+  return write_bytes(at, bytes, error);
+}
+
 namespace {
 
 // Byte offset of 1-based `row` and code-point `column` in `src`; nullopt when outside it.
@@ -1116,7 +1142,7 @@ int Confirm::set_up_cpp() {
     fs::path dir = tmp / (i == 0 ? std::string("baseline") : fmt::format("v{}", i));
     std::vector<std::string> skipped;
     if (!copy_source_tree(root_, dir, &skipped, &error) ||
-        !write_bytes(dir / file_rel_, src_->bytes_for_writing(planned_[i].text), &error)) {
+        !write_file_in_copy(dir, file_rel_, src_->bytes_for_writing(planned_[i].text), &error)) {
       err_ << "error: " << error << "\n";
       return kExitError;
     }
@@ -1265,10 +1291,11 @@ void Confirm::finish_cpp() {
   // Where the program ran: NVML's per-process memory says whether it touched a GPU.
   std::string judge_device;
   if (!rep_.nvml) {
-    rep_.device = "cpu";
-    judge_device = "cpu";
-    rep_.notes.push_back("no GPU: the program ran on the CPU; fixes that only matter on a GPU "
-                         "(DL002, DEV*) are inconclusive there");
+    // No NVML library: almost always a machine without an NVIDIA GPU, but not a proof of one.
+    rep_.device = "unknown (no NVML)";
+    judge_device = "unknown";
+    rep_.notes.push_back("NVML is not available, so whether the program used a GPU is not known; "
+                         "fixes that only matter on a GPU (DL002, DEV*) are inconclusive");
   } else if (any_gpu_memory) {
     rep_.device = "cuda";
     judge_device = "cuda";
@@ -1279,10 +1306,10 @@ void Confirm::finish_cpp() {
                          "CPU (a LibTorch without CUDA?)");
   } else {
     rep_.device = "gpu present (use not attributed)";
-    judge_device = "cuda";
+    judge_device = "unknown";
     rep_.notes.push_back("NVML cannot attribute GPU memory to the program's processes (another "
-                         "PID namespace?): whether it used the GPU is not known; judged as a GPU "
-                         "run");
+                         "PID namespace?): whether it used the GPU is not known; fixes that only "
+                         "matter on a GPU (DL002, DEV*) are inconclusive");
   }
   rep_.notes.push_back(fmt::format(
       "whole-run timing: each timed run is the wall time of `{}` from start to end (start-up, "

@@ -129,6 +129,14 @@ std::optional<std::filesystem::path> find_project_root(const std::filesystem::pa
 bool copy_source_tree(const std::filesystem::path& from, const std::filesystem::path& to,
                       std::vector<std::string>* skipped, std::string* error);
 
+/// Writes `bytes` to `copy_root / rel`, a file of a tree made by copy_source_tree, never
+/// through a symbolic link (the copy keeps links as links, and one may point back into the
+/// user's tree, which `confirm` must not modify): a link at the file itself is replaced by a
+/// regular file; a linked directory on the way, or a `rel` that leaves `copy_root`, is an
+/// error. False with *error set on that or an I/O error.
+bool write_file_in_copy(const std::filesystem::path& copy_root, const std::filesystem::path& rel,
+                        std::string_view bytes, std::string* error);
+
 /// The diagnostics of `file` in the JSON array `gpulint check --output-format json` writes
 /// (Ruff's schema: filename, code, message, location/end_location {row, column} 1-based in
 /// code points, fix {applicability, message, edits[{content, location, end_location}]}),

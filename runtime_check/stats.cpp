@@ -493,7 +493,9 @@ Judgement judge_whole_run_finding(std::string_view code, const WholeRunStats& b,
   Judgement j = judge_whole_run_speed(b, f);
   if (needs_gpu(code) && device != "cuda" && j.verdict != Verdict::Inconclusive) {
     j.verdict = Verdict::Inconclusive;
-    j.reason = "the program ran on the CPU: this fix only changes GPU runs; " + j.reason;
+    j.reason = std::string(device == "cpu" ? "the program ran on the CPU"
+                                           : "whether the program used a GPU is not known") +
+               ": this fix only changes GPU runs; " + j.reason;
   }
   return j;
 }

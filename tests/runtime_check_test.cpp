@@ -841,6 +841,12 @@ TEST(RuntimeStats, WholeRunSpeedVerdicts) {
   j = judge_whole_run_finding("DL002", whole_of({2.0, 2.1}), whole_of({1.0, 1.1}), "cpu");
   EXPECT_EQ(j.verdict, Verdict::Inconclusive);
   EXPECT_NE(j.reason.find("ran on the CPU"), std::string::npos) << j.reason;
+  // Without NVML nobody knows whether the GPU was used: inconclusive too, and it says so.
+  j = judge_whole_run_finding("DL002", whole_of({2.0, 2.1}), whole_of({1.0, 1.1}), "unknown");
+  EXPECT_EQ(j.verdict, Verdict::Inconclusive);
+  EXPECT_NE(j.reason.find("not known"), std::string::npos) << j.reason;
+  EXPECT_EQ(judge_whole_run_finding("DL001", whole_of({2.0, 2.1}), whole_of({1.0, 1.1}), "unknown").verdict,
+            Verdict::Confirmed);
   j = judge_whole_run_finding("DL002", whole_of({2.0, 2.1}), whole_of({1.0, 1.1}), "cuda");
   EXPECT_EQ(j.verdict, Verdict::Confirmed);
 }
@@ -983,6 +989,17 @@ TEST(RuntimeConfirm, SourceTreeCopyAndRoot) {
   EXPECT_FALSE(fs::exists(copy / "build"));
   EXPECT_EQ(skipped, std::vector<std::string>{"build"});
   EXPECT_TRUE(fs::is_symlink(copy / "link.cpp"));
+  // A fix written into the copy never goes through a link back into the user's tree.
+  fs::create_symlink(root / "src", copy / "linked_src");
+  EXPECT_FALSE(write_file_in_copy(copy, fs::path("linked_src") / "train.cpp", "fixed\n", &error));
+  EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+  EXPECT_TRUE(write_file_in_copy(copy, "link.cpp", "fixed\n", &error)) << error;
+  EXPECT_FALSE(fs::is_symlink(copy / "link.cpp"));
+  EXPECT_EQ(read_file(copy / "link.cpp"), "fixed\n");
+  EXPECT_EQ(read_file(root / "src" / "train.cpp"), "int main() {}\n");  // the original is untouched
+  EXPECT_FALSE(write_file_in_copy(copy, fs::path("..") / "escape.cpp", "x", &error));
+  EXPECT_TRUE(write_file_in_copy(copy, fs::path("src") / "train.cpp", "int main() { return 0; }\n", &error));
+  EXPECT_EQ(read_file(copy / "src" / "train.cpp"), "int main() { return 0; }\n");
   EXPECT_FALSE(copy_source_tree(s.path() / "missing", s.path() / "copy2", &skipped, &error));
   EXPECT_FALSE(error.empty());
 }
