@@ -20,6 +20,7 @@
 
 #include "analyzer/audit_report.h"
 #include "analyzer/config.h"
+#include "analyzer/cpp_paths.h"
 #include "analyzer/discovery.h"
 #include "analyzer/driver.h"
 #include "analyzer/fixer.h"
@@ -36,24 +37,6 @@ namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitError = 2;
-
-// C++ sources and headers picked up by audit's discovery.
-const char* const kCppExtensions[] = {".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx"};
-
-bool is_cpp_path(const fs::path& p) {
-  std::string ext = p.extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* e : kCppExtensions)
-    if (ext == e) return true;
-  return false;
-}
-
-// A C/C++ header (.h .hh .hpp .hxx): analysed as its own main file (analyzer/cpp/frontend.h).
-bool is_header_path(const fs::path& p) {
-  std::string ext = p.extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx";
-}
 
 // The fix alone as a small diff: edits on the same or adjacent lines form one hunk, headed
 // "@@ LOCATION @@" (`where(offset)` names the hunk's first line), then the touched lines before
@@ -239,7 +222,8 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
   dopt.filter_for_dir = [&resolver](const fs::path& dir) -> const ExcludeFilter& {
     return resolver.filter_for_dir(dir);
   };
-  for (const char* e : kCppExtensions) dopt.extensions[e] = FileKind::Cpp;
+  for (auto exts : {kCppSourceExtensions, kCppHeaderExtensions})
+    for (std::string_view e : exts) dopt.extensions[std::string(e)] = FileKind::Cpp;
   DiscoveryResult found = discover_files(r.roots, dopt);
   if (!found.errors.empty()) throw std::runtime_error(found.errors.front());
   for (const auto& w : found.warnings) r.errors.push_back(w);
@@ -303,7 +287,7 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
   const std::set<fs::path> in_database(cpp_files.begin(), cpp_files.end());
   for (const DiscoveredFile& f : found.files) {
     if (f.kind == FileKind::Cpp) {
-      if (!cc || (is_header_path(f.absolute) && !in_database.count(f.absolute))) cpp_files.push_back(f.absolute);
+      if (!cc || (is_cpp_header_path(f.absolute) && !in_database.count(f.absolute))) cpp_files.push_back(f.absolute);
       continue;
     }
     add_task(f.path, f.absolute);
@@ -330,7 +314,7 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
     std::string_view text = s.text();
     if (!is_notebook_path(s.path()) && !text.empty())
       lines += s.line_count() - (text.back() == '\n' ? 1 : 0);
-    if (cpp_analyze && is_cpp_path(s.path())) return cpp_analyze(s, settings);
+    if (cpp_analyze && is_cpp_file_path(s.path())) return cpp_analyze(s, settings);
     return analyze_python(s, settings);
   };
 
@@ -384,7 +368,7 @@ AuditResult run_audit(const AuditOptions& o, const fs::path& cwd, bool progress,
       } else if (out.notebook) {
         ++r.notebooks;
         r.lines += out.notebook->cell_lines();
-      } else if (!is_cpp_path(out.path)) {
+      } else if (!is_cpp_file_path(out.path)) {
         ++r.python_files;
       }
       if (out.syntax_error) ++r.syntax_errors;

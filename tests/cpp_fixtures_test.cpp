@@ -71,7 +71,7 @@ std::vector<std::string> cpp_fixtures() {
   fs::path dir = kRoot / "fixtures/cpp";
   if (!fs::exists(dir)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && cpp::is_cpp_file_path(e.path()) && e.path().parent_path().filename() != "fixes")
+    if (e.is_regular_file() && is_cpp_file_path(e.path()) && e.path().parent_path().filename() != "fixes")
       out.push_back(fs::relative(e.path(), kRoot).string());
   std::sort(out.begin(), out.end());
   return out;

@@ -31,6 +31,7 @@
 #include "analyzer/analysis.h"
 #include "analyzer/audit.h"
 #include "analyzer/config.h"
+#include "analyzer/cpp_paths.h"
 #include "analyzer/discovery.h"
 #include "analyzer/driver.h"
 #include "analyzer/fixer.h"
@@ -151,7 +152,8 @@ int run_check(const CheckArgs& a) {
     dopt.force_exclude = a.force_exclude;
 #ifdef GPULINT_CPP
     // C++ sources and headers (a header is analysed as its own main file: analyzer/cpp/frontend.h).
-    for (const char* ext : {".cpp", ".cc", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx"}) dopt.extensions[ext] = FileKind::Cpp;
+    for (auto exts : {kCppSourceExtensions, kCppHeaderExtensions})
+      for (std::string_view ext : exts) dopt.extensions[std::string(ext)] = FileKind::Cpp;
 #endif
     dopt.filter_for_dir = [&resolver](const fs::path& dir) -> const ExcludeFilter& {
       return resolver.filter_for_dir(dir);
@@ -193,7 +195,7 @@ int run_check(const CheckArgs& a) {
 #ifdef GPULINT_CPP
   // C++ translation units go to the Clang front end (opened only when there is one, or -p).
   bool any_cpp = std::any_of(tasks.begin(), tasks.end(),
-                             [](const FileTask& t) { return cpp::is_cpp_file_path(t.path); });
+                             [](const FileTask& t) { return is_cpp_file_path(t.path); });
   if (any_cpp || !a.build_dir.empty()) {
     std::string err;
     auto analyze_cpp = cpp_analysis(a.build_dir, a.quiet, &err);
@@ -202,7 +204,7 @@ int run_check(const CheckArgs& a) {
       return kExitError;
     }
     dopt.analyze = [analyze_cpp](const SourceFile& s, const FileSettings& st) {
-      return cpp::is_cpp_file_path(s.path()) ? analyze_cpp(s, st) : analyze_python(s, st);
+      return is_cpp_file_path(s.path()) ? analyze_cpp(s, st) : analyze_python(s, st);
     };
   }
 #else

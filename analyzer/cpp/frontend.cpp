@@ -272,20 +272,6 @@ bool names_torch(std::string_view text) { return text.find("torch::") != std::st
 
 }  // namespace
 
-bool is_cpp_path(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++";
-}
-
-bool is_cpp_header_path(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx";
-}
-
-bool is_cpp_file_path(const fs::path& path) { return is_cpp_path(path) || is_cpp_header_path(path); }
-
 std::vector<std::string> CppProject::fallback_flags() {
   std::vector<std::string> flags{"-std=c++17"};
   std::vector<fs::path> prefixes;

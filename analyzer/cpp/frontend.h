@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analyzer/analysis.h"
+#include "analyzer/cpp_paths.h"
 #include "analyzer/source.h"
 
 namespace gpulint::cpp {
@@ -97,14 +98,5 @@ class CppProject {
   std::unique_ptr<Impl> impl_;
 };
 
-/// True for the C++ source extensions: .cpp .cc .cxx .c++ (case-insensitive).
-bool is_cpp_path(const std::filesystem::path& path);
-
-/// True for the C/C++ header extensions: .h .hh .hpp .hxx (case-insensitive).
-bool is_cpp_header_path(const std::filesystem::path& path);
-
-/// True for every file the C++ front end reads: a source (is_cpp_path) or a header
-/// (is_cpp_header_path). `gpulint check` and `audit` send these to CppProject::analyze.
-bool is_cpp_file_path(const std::filesystem::path& path);
 
 }  // namespace gpulint::cpp
