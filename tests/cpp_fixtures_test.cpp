@@ -511,6 +511,18 @@ TEST(CppHeader, CHeaderIsSilentButABrokenLibTorchHeaderIsNot) {
   EXPECT_FALSE(r.syntax_error) << r.syntax_error->message;
   EXPECT_TRUE(r.diagnostics.empty());
   EXPECT_TRUE(notes.empty()) << notes.front();
+  // A missing include does not make it a LibTorch header (it is not re-parsed with LibTorch's
+  // declarations, which would then be "used" by any file): still silent.
+  std::string with_missing = "#include \"config.h\"\n" + c_text;
+  auto m = p->analyze(SourceFile((dir.path() / "ring_config.h").string(), with_missing),
+                      FileSettings::all_rules_enabled());
+  EXPECT_FALSE(m.syntax_error) << m.syntax_error->message;
+  EXPECT_TRUE(m.diagnostics.empty());
+  // A comment or string naming `torch::` is no use of LibTorch either.
+  std::string commented = "// a ring for torch::Tensor handles, see torch::data\n" + c_text;
+  auto k = p->analyze(SourceFile((dir.path() / "ring_doc.h").string(), commented),
+                      FileSettings::all_rules_enabled());
+  EXPECT_FALSE(k.syntax_error) << k.syntax_error->message;
   // The same text as a C++ source is not silenced (only headers may be C).
   EXPECT_TRUE(analyze_text(dir.path() / "ring_buffer.cpp", c_text).syntax_error);
   auto broken = analyze_text(dir.path() / "model.hpp", "#include <torch/torch.h>\nstruct M { torch::Tensor t = ; };\n");

@@ -19,8 +19,10 @@
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
+#include <clang/AST/DeclarationName.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticLex.h>
+#include <clang/Basic/DiagnosticSema.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -94,6 +96,15 @@ class DiagnosticCollector : public clang::DiagnosticConsumer {
     if (level < clang::DiagnosticsEngine::Error) return;
     ++errors;
     if (info.getID() == clang::diag::err_pp_file_not_found) missing_header = true;
+    if (info.getID() == clang::diag::err_undeclared_var_use && info.getNumArgs() > 0) {
+      // "use of undeclared identifier 'torch'": LibTorch's namespace is used but not declared.
+      std::string name;
+      if (info.getArgKind(0) == clang::DiagnosticsEngine::ak_identifierinfo && info.getArgIdentifier(0))
+        name = info.getArgIdentifier(0)->getName().str();
+      else if (info.getArgKind(0) == clang::DiagnosticsEngine::ak_declarationname)
+        name = clang::DeclarationName::getFromOpaqueInteger(info.getRawArg(0)).getAsString();
+      if (name == "torch" || name == "at" || name == "c10") libtorch_undeclared = true;
+    }
     if (!first_message.empty()) return;
     llvm::SmallString<256> msg;
     info.FormatDiagnostic(msg);
@@ -118,6 +129,7 @@ class DiagnosticCollector : public clang::DiagnosticConsumer {
   std::string first_message;
   uint32_t first_offset = 0;
   bool missing_header = false;  ///< an #include clang could not find
+  bool libtorch_undeclared = false;  ///< `torch` / `at` / `c10` used without a declaration
 };
 
 struct TuResult {
@@ -266,9 +278,6 @@ std::vector<std::string> as_cpp_header_flags(const std::vector<std::string>& fla
   return out;
 }
 
-// Does the text name LibTorch's namespace (`torch::`)? A header-only class often uses LibTorch
-// without including it: the .cpp that includes the header includes <torch/torch.h> first.
-bool names_torch(std::string_view text) { return text.find("torch::") != std::string_view::npos; }
 
 }  // namespace
 
@@ -555,10 +564,7 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
   if (header) flags = as_cpp_header_flags(flags);
 
   std::optional<std::string> pch;
-  // A header that uses `torch::` without including it (the including .cpp does) gets
-  // LibTorch's declarations first, from the same PCH (its own text is still what is parsed).
-  if (impl_->opt.use_pch && (includes_torch(source.text()) || (header && names_torch(source.text()))))
-    pch = impl_->pch_for(flags, cmd->directory);
+  if (impl_->opt.use_pch && includes_torch(source.text())) pch = impl_->pch_for(flags, cmd->directory);
 
   auto run = [&](const std::optional<std::string>& with_pch, TuResult& out, DiagnosticCollector& diags) {
     clang::tooling::CompileCommand c;
@@ -606,6 +612,7 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
     diags.first_message.clear();
     diags.first_offset = 0;
     diags.missing_header = false;
+    diags.libtorch_undeclared = false;
     run(with_pch, tu, diags);
   };
   auto pch_failed = [&] {
@@ -613,24 +620,28 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
            diags.first_message.find("PCH") != std::string::npos;
   };
   parse(pch);
+  // What the file itself says about LibTorch, before any parse with its declarations loaded.
+  const bool own_libtorch = tu.ran && tu.has_libtorch;
+  const bool libtorch_undeclared = diags.libtorch_undeclared;
   if (pch && pch_failed()) {
     parse(std::nullopt);  // a stale or incompatible PCH: parse without it
-  } else if (!pch && impl_->opt.use_pch && diags.missing_header) {
-    // A project header that is not there ("resnet.h", "trainer.h") is, in a LibTorch program,
-    // usually where <torch/torch.h> comes from: without it `torch::` names are undeclared and
-    // nothing resolves. Parse again with LibTorch's declarations loaded first (the same PCH a
-    // file that includes <torch/torch.h> gets); the missing header is still reported.
+  } else if (!pch && impl_->opt.use_pch && (libtorch_undeclared || (!header && diags.missing_header))) {
+    // clang found `torch` (or `at`, `c10`) used but undeclared: a header-only class whose
+    // including .cpp includes <torch/torch.h> first, or a project header that is not there
+    // ("resnet.h", "trainer.h"), in a LibTorch program usually where <torch/torch.h> comes
+    // from. Parse again with LibTorch's declarations loaded first (the same PCH a file that
+    // includes <torch/torch.h> gets); a missing header is still reported.
     if (auto prelude = impl_->pch_for(flags, cmd->directory)) {
       parse(prelude);
       if (pch_failed()) parse(std::nullopt);
     }
   }
-  // A header that neither names LibTorch (no <torch/torch.h>, no `torch::`) nor gets it through
-  // its includes (a C header, a C++ utility header) cannot hold a finding: it is left silent,
-  // without the syntax errors a C header parsed as C++ may have. One that names LibTorch keeps
-  // its syntax error (a <torch/torch.h> the flags cannot find is worth a warning).
-  if (header && !(tu.ran && tu.has_libtorch) && !includes_torch(source.text()) && !names_torch(source.text()))
-    return report;
+  // A header that neither includes <torch/torch.h>, nor gets LibTorch through its includes,
+  // nor uses an undeclared `torch` (a C header, a C++ utility header) cannot hold a finding:
+  // it is left silent, without the syntax errors a C header parsed as C++ may have. One that
+  // uses LibTorch keeps its syntax error (a <torch/torch.h> the flags cannot find is worth a
+  // warning). Decided from the first parse: the retry above loads LibTorch into any file.
+  if (header && !own_libtorch && !libtorch_undeclared && !includes_torch(source.text())) return report;
   if (header && cmd->source == CommandSource::Fallback) impl_->note_fallback(abs);
   if (diags.errors > 0 || !tu.ran) {
     SyntaxErrorNote note;
