@@ -843,11 +843,19 @@ class Builder {
     // `model.forward(x)` runs the same forward as `model(x)` (without the hooks).
     if (is(callee, "attribute") && t(field(callee, "attribute")) == "forward")
       callee = unparen(field(callee, "object"));
+    // `QNet(obs, act).to(device)`, `Net().parameters()`: a method of a call's result (here the
+    // module's own API), not a call of the model, although the callee contains its creation.
+    else if (is(callee, "attribute") && is(unparen(field(callee, "object")), "call"))
+      return nullptr;
     auto os = m_.origins(callee, s);
-    for (const auto& o : os)
+    for (const auto& o : os) {
+      // A class or function the file defines is not a model object: `DQN(obs, act)` constructs
+      // one (the class body merely contains its layers' creations), `make_model()` builds one.
+      if (is_def(o.node) || is(o.node, "decorated_definition")) continue;
       for (const auto& mi : models_) {
         if (contains(o.node, mi.origin) || same(o.node, mi.origin)) return &mi;
       }
+    }
     std::string nm = placed_name(callee);
     if (!nm.empty())
       for (const auto& mi : models_)
@@ -2750,6 +2758,13 @@ class Builder {
     }
     if (kFactories.count(*q) || kLegacyConstructors.count(*q)) {
       if (!is_null(keyword_arg(e, "device", src_))) return false;
+      // torch.tensor(t) of a tensor copies it on t's device (torch/_torch_docs.py, torch.tensor:
+      // "device ... if None and data is a tensor then the device of data is used"): of a model's
+      // output or a tensor already on the accelerator it is no host creation.
+      if (*q == "torch.tensor") {
+        auto a = positional_args(e);
+        if (!a.empty() && may_be_accelerator_tensor(a[0], s)) return false;
+      }
       factory = e;
       return true;
     }
@@ -2758,6 +2773,40 @@ class Builder {
       auto a = positional_args(e);
       return !a.empty() && host_creation(a[0], s, factory, false, depth + 1);
     }
+    return false;
+  }
+
+  // True when `e` may be a tensor on the accelerator: (an element, attribute or slice of) the
+  // output of one of the file's models, which is on the model's device — names followed through
+  // every assignment, unpacking included (`y1, y2 = model(x1, x2)`) —, or placed there by
+  // tensor_where: an expression, or a name through the one assignment that gives it its value
+  // (straight_line_value). Not through every binding of the name: `x = torch.tensor(x).cuda()`
+  // in a loop would count its own result.
+  bool may_be_accelerator_tensor(TSNode e, const Scope* s) const {
+    TSNode direct = unparen(e);
+    if (is(direct, "identifier")) direct = straight_line_value(direct, s);
+    if (!is_null(direct) && tensor_where(direct, s) == Where::Accelerator) return true;
+    auto strip = [](TSNode n) {
+      for (int i = 0; i < 16; ++i) {
+        n = unparen(n);
+        if (is(n, "subscript")) n = field(n, "value");
+        else if (is(n, "attribute")) n = field(n, "object");
+        else break;
+      }
+      return n;
+    };
+    auto model_output = [&](TSNode n, const Scope* sc) {
+      n = strip(n);
+      return is(n, "call") && model_for_callee(field(n, "function"), sc) != nullptr;
+    };
+    e = strip(e);
+    if (model_output(e, s)) return true;
+    if (!is(e, "identifier")) return false;
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(t(e), s, &fs);
+    if (!bs) return false;
+    for (const Binding& b : *bs)
+      if (b.kind == Binding::Kind::Assign && !is_null(b.value) && model_output(b.value, fs)) return true;
     return false;
   }
 

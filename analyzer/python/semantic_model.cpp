@@ -828,6 +828,29 @@ std::optional<DictValue> SemanticModel::evaluate_dict(TSNode e, const Scope* s, 
     }
     return d;
   }
+  // The dict one of several alternatives gives: every key's values from each alternative, and
+  // "absent" for a key some alternative lacks.
+  auto either = [](const std::vector<DictValue>& alts) {
+    DictValue out;
+    for (const auto& a : alts) {
+      out.unknown_keys |= a.unknown_keys;
+      for (const auto& [k, vs] : a.keys) add_all(out.keys[k], vs);
+    }
+    for (auto& [k, vs] : out.keys)
+      for (const auto& a : alts)
+        if (!a.keys.count(k)) add_unique(vs, Value::absent());
+    return out;
+  };
+  // `{"num_workers": 0, "pin_memory": True} if use_cuda else {}`: either side, as evaluate()
+  // takes a conditional expression.
+  if (is(e, "conditional_expression")) {
+    auto ch = named_children(e);
+    if (ch.size() != 3) return std::nullopt;
+    auto a = evaluate_dict(ch[0], s, depth + 1);
+    auto b = evaluate_dict(ch[2], s, depth + 1);
+    if (!a || !b) return std::nullopt;
+    return either({std::move(*a), std::move(*b)});
+  }
   if (!is(e, "identifier")) return std::nullopt;
   const Scope* fs = nullptr;
   const auto* bs = lookup(text(e, src_), s, &fs);
@@ -840,14 +863,7 @@ std::optional<DictValue> SemanticModel::evaluate_dict(TSNode e, const Scope* s, 
     alts.push_back(std::move(*d));
   }
   if (alts.empty()) return std::nullopt;
-  DictValue out;
-  for (const auto& a : alts) {
-    out.unknown_keys |= a.unknown_keys;
-    for (const auto& [k, vs] : a.keys) add_all(out.keys[k], vs);
-  }
-  for (auto& [k, vs] : out.keys)
-    for (const auto& a : alts)
-      if (!a.keys.count(k)) add_unique(vs, Value::absent());
+  DictValue out = either(alts);
   // Writes to the dict in the same scope: .update(...), [k] = v, .setdefault, .pop.
   auto wit = dict_writes_.find({fs, std::string(text(e, src_))});
   if (wit != dict_writes_.end()) {

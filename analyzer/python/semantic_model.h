@@ -110,7 +110,9 @@ class SemanticModel {
   /// this file's call sites, `torch.device("cuda")` (as the string "cuda").
   /// A result containing Value::unknown() means: could be anything.
   std::vector<Value> evaluate(TSNode expr, const Scope* scope, int depth = 0) const;
-  /// Evaluates a dict expression (literal, dict(...), a name plus its .update()/[k]= writes).
+  /// Evaluates a dict expression (literal, dict(...), `a if c else b` — either side —, a name
+  /// plus its .update()/[k]= writes). A key one alternative lacks gets Value::absent() among its
+  /// values. nullopt when any part is not a dict gpulint can read.
   std::optional<DictValue> evaluate_dict(TSNode expr, const Scope* scope, int depth = 0) const;
 
   /// The value an argument of `call` takes for parameter `param` of `sig`.
