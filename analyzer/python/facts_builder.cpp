@@ -177,6 +177,8 @@ class Builder {
   };
   std::vector<ModelInfo> models_;
   std::optional<std::vector<std::pair<TSNode, std::vector<int>>>> loader_loops_;
+  /// helper_moves: a helper parameter's identifier -> the moves of what it receives.
+  std::unordered_map<const void*, std::vector<TSNode>> helper_moves_;
   /// Loaders drawn with next() inside a loop whose header iterates another loader (an OOD or
   /// unlabeled loader beside the training one), by loop; filled with loader_loops_.
   std::vector<std::pair<TSNode, std::vector<int>>> drawn_beside_header_;
@@ -1383,6 +1385,117 @@ class Builder {
     bool discarded_copy_to_cuda = false;  // a batch copied to CUDA by a statement that drops it
   };
 
+  // The parameter of `def` (a function_definition of this file) that receives the positional
+  // argument at `index` of a call: a method called as `obj.m(...)` gets `self` first, a
+  // @staticmethod does not. nullptr when no named parameter takes it (`*args`, too many).
+  const Binding* parameter_at(TSNode def, int index) const {
+    const Scope* fs = m_.function_scope(def);
+    if (!fs || index < 0) return nullptr;
+    const Scope* outer = m_.scope_of(def);
+    if (outer && outer->kind == Scope::Kind::Class && !is_staticmethod(def)) ++index;
+    for (const auto& [name, bs] : fs->names)
+      for (const auto& b : bs)
+        if (b.kind == Binding::Kind::Param && same(b.function, def) && b.param_index == index) return &b;
+    return nullptr;
+  }
+
+  bool is_staticmethod(TSNode def) const {
+    TSNode p = m_.parent(def);
+    if (!is(p, "decorated_definition")) return false;
+    bool found = false;
+    for_each_named_child(p, [&](TSNode d) {
+      if (is(d, "decorator") && t(named(d, 0)) == "staticmethod") found = true;
+    });
+    return found;
+  }
+
+  // True when `e`, an expression in the body of `def`, holds what `param` (one of its
+  // parameters) was given: the parameter itself, an element, key, value or attribute of it, a
+  // same-device view or cast of it, or a name `def` binds to one of these (assignment, `for`
+  // loop or comprehension over it). Follows only bindings made inside `def`; `visited` holds
+  // the bindings already followed (a name rebound to itself, `x = x.float()`, is followed
+  // once) and `budget` bounds the nodes looked at (false when it runs out: undecided).
+  bool holds_parameter(TSNode e, const Scope* s, TSNode def, const Binding& param,
+                       std::unordered_set<const void*>& visited, int& budget) const {
+    e = unparen(e);
+    if (is_null(e) || --budget < 0) return false;
+    if (is(e, "identifier")) {
+      const Scope* found = nullptr;
+      const auto* bs = m_.lookup(t(e), s, &found);
+      if (!bs || !found || !contains(def, found->node)) return false;
+      for (const auto& b : *bs) {
+        if (b.kind == Binding::Kind::Param) {
+          if (same(b.target, param.target)) return true;
+          continue;
+        }
+        if (b.kind != Binding::Kind::Assign && b.kind != Binding::Kind::AugAssign &&
+            b.kind != Binding::Kind::For)
+          continue;
+        if (is_null(b.value) || !visited.insert(b.target.id).second) continue;
+        if (holds_parameter(b.value, m_.scope_of(b.value), def, param, visited, budget)) return true;
+      }
+      return false;
+    }
+    if (is(e, "subscript")) return holds_parameter(field(e, "value"), s, def, param, visited, budget);
+    if (is(e, "attribute")) return holds_parameter(field(e, "object"), s, def, param, visited, budget);
+    if (is(e, "conditional_expression")) {
+      auto ch = named_children(e);  // `a if cond else b`: the values are children 0 and 2
+      return ch.size() == 3 && (holds_parameter(ch[0], s, def, param, visited, budget) ||
+                                holds_parameter(ch[2], s, def, param, visited, budget));
+    }
+    if (is(e, "list") || is(e, "tuple") || is(e, "expression_list")) {
+      for (auto el : named_children(e))
+        if (holds_parameter(el, s, def, param, visited, budget)) return true;
+      return false;
+    }
+    if (!is(e, "call")) return false;
+    TSNode r = receiver(e);
+    if (!is_null(r)) {
+      std::string_view meth = method_name(e, src_);
+      return (kSameDeviceMethods.count(meth) || meth == "items" || meth == "values" || meth == "get" ||
+              meth == "to" || meth == "cuda") &&
+             holds_parameter(r, s, def, param, visited, budget);
+    }
+    auto q = m_.callee_name(e, s);
+    if (!q) return false;
+    auto pa = positional_args(e);
+    // zip(xs, ys), enumerate(batch), list(batch): their elements are the arguments' elements.
+    if (*q == "builtins.zip" || *q == "builtins.enumerate" || *q == "builtins.list" ||
+        *q == "builtins.tuple" || *q == "builtins.reversed" || *q == "builtins.sorted" ||
+        *q == "builtins.iter") {
+      for (auto a : pa)
+        if (holds_parameter(a, s, def, param, visited, budget)) return true;
+      return false;
+    }
+    if (pa.empty()) return false;
+    if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")
+      return holds_parameter(pa[0], s, def, param, visited, budget);
+    if (starts_with(*q, "torch.")) {
+      std::string_view fn = std::string_view(*q).substr(6);
+      if (kConcatenating.count(fn) || kSameDeviceMethods.count(fn))
+        return holds_parameter(pa[0], s, def, param, visited, budget);
+    }
+    return false;
+  }
+
+  // The `.to()` / `.cuda()` calls in the body of helper `def` (not in functions nested in it)
+  // whose receiver holds what `param` was given (holds_parameter). Computed once per parameter:
+  // classify asks at every call of the helper.
+  const std::vector<TSNode>& helper_moves(TSNode def, const Binding& param) {
+    auto it = helper_moves_.find(param.target.id);
+    if (it != helper_moves_.end()) return it->second;
+    std::vector<TSNode> out;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (!is(n, "call")) return;
+      std::string_view mm = method_name(n, src_);
+      if (mm != "to" && mm != "cuda") return;
+      std::unordered_set<const void*> visited;
+      int budget = 256;
+      if (holds_parameter(receiver(n), m_.scope_of(n), def, param, visited, budget)) out.push_back(n);
+    });
+    return helper_moves_.emplace(param.target.id, std::move(out)).first->second;
+  }
+
   // Classifies an expression as holding (un)moved batch data; nullopt: neither / unknown.
   std::optional<State> classify(TSNode e, const Scope* s, LoopState& st) {
     e = unparen(e);
@@ -1408,23 +1521,23 @@ class Builder {
       }
       if (!is_null(r) && (kSameDeviceMethods.count(meth) || meth == "items" || meth == "values"))
         return classify(r, s, st);
-      // Helper function in this file that moves what it is given.
+      // Helper function in this file that moves what it is given: only the moves whose
+      // receiver holds the parameter bound to a batch argument at this call are batch copies;
+      // whether they go to CUDA is decided by note_move, which evaluates the device (a
+      // parameter resolves through the helper's call sites).
       TSNode def = m_.resolve_local_function(e, s);
       if (!is_null(def)) {
-        bool batch_arg = false;
-        for (auto a : positional_args(e)) if (classify(a, s, st)) batch_arg = true;
-        if (!batch_arg) return std::nullopt;
-        // Its moves are batch copies; whether they go to CUDA is decided by note_move, which
-        // evaluates the device (a parameter resolves through the helper's call sites).
+        auto pa = positional_args(e);
         bool moves = false;
-        visit(field(def, "body"), [&](TSNode n) {
-          if (!is(n, "call")) return;
-          std::string_view mm = method_name(n, src_);
-          if (mm == "to" || mm == "cuda") {
+        for (std::size_t i = 0; i < pa.size(); ++i) {
+          if (!classify(pa[i], s, st)) continue;
+          const Binding* param = parameter_at(def, static_cast<int>(i));
+          if (!param) continue;
+          for (TSNode mv : helper_moves(def, *param)) {
             moves = true;
-            note_move(n, m_.scope_of(n), st);
+            note_move(mv, m_.scope_of(mv), st);
           }
-        });
+        }
         if (moves) return State::Moved;
         return std::nullopt;
       }
