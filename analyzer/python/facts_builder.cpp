@@ -2174,14 +2174,21 @@ class Builder {
     return true;
   }
 
+  // True when `function_definition` calls `x.backward()` outside no_grad in live code (not in
+  // functions nested in it). Asked for the same function from every loop and call site that
+  // runs_with_grad walks up through: computed once per function.
   bool backprops_outside_no_grad(TSNode function_definition) {
+    auto memo = backprops_outside_no_grad_.find(function_definition.id);
+    if (memo != backprops_outside_no_grad_.end()) return memo->second;
     bool found = false;
     visit(field(function_definition, "body"), [&](TSNode n) {
       if (found || !is(n, "call") || method_name(n, src_) != "backward" || is_null(receiver(n))) return;
       if (!under_no_grad(n) && !dead(n)) found = true;
     });
+    backprops_outside_no_grad_.emplace(function_definition.id, found);
     return found;
   }
+  std::unordered_map<const void*, bool> backprops_outside_no_grad_;
 
   bool grad_maybe_disabled_() {
     if (grad_disabled_) return *grad_disabled_;
@@ -2216,8 +2223,17 @@ class Builder {
   // true for a name that the function accumulates from back-propagated losses in a training
   // loop (`train_loss += loss` beside `loss.backward()`), so the caller gets an attached sum.
   // Empty when the function is unknown or returns differently shaped values.
-  std::vector<bool> attached_returns(TSNode def) const {
-    if (is_null(def)) return {};
+  // Asked for the same function at each of its call sites (one walk of its body per returned
+  // name otherwise): computed once per function definition.
+  const std::vector<bool>& attached_returns(TSNode def) const {
+    static const std::vector<bool> kNone;
+    if (is_null(def)) return kNone;
+    auto memo = attached_returns_.find(def.id);
+    if (memo != attached_returns_.end()) return memo->second;
+    return attached_returns_.emplace(def.id, attached_returns_uncached(def)).first->second;
+  }
+  mutable std::unordered_map<const void*, std::vector<bool>> attached_returns_;
+  std::vector<bool> attached_returns_uncached(TSNode def) const {
     auto values = m_.returned_values(def);
     if (values.empty()) return {};
     std::vector<bool> out;
