@@ -102,3 +102,73 @@ TEST(PythonModel, NestedForEachNamedChildVisitsExactlyTheNamedChildren) {
     for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same(got[i], expected[i])) << type(n) << " child " << i;
   }
 }
+
+namespace {
+
+// The attribute expression `self.<attr>` that starts at the n-th occurrence of `marker` in `src`.
+TSNode self_attribute_at(const Tree& tree, const std::string& src, const std::string& marker, int nth = 0) {
+  std::size_t at = src.find(marker);
+  for (int i = 0; i < nth && at != std::string::npos; ++i) at = src.find(marker, at + 1);
+  EXPECT_NE(at, std::string::npos) << marker;
+  std::vector<TSNode> nodes;
+  all_nodes(tree.root(), nodes);
+  for (TSNode n : nodes)
+    if (type(n) == "attribute" && start(n) == at) return n;
+  ADD_FAILURE() << "no attribute at " << marker;
+  return TSNode{};
+}
+
+std::vector<std::string> strings_of(const std::vector<gpulint::Value>& vs) {
+  std::vector<std::string> out;
+  for (const auto& v : vs) out.push_back(v.kind == gpulint::Value::Kind::Str ? v.s : "<not a string>");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+// `self.device` is read from the stores of the reading method's class: its own, its in-file
+// base classes' (inherited), its in-file subclasses' (self may be one), never an unrelated
+// class's; a store through another object (`exporter.device = ...`) may be any instance's.
+TEST(PythonModel, SelfAttributeStoresAreKeyedByClass) {
+  std::string src =
+      "class Base:\n"
+      "    def __init__(self):\n"
+      "        self.device = 'cuda:0'\n"
+      "    def run(self):\n"
+      "        return self.device  # base\n"
+      "class Child(Base):\n"
+      "    def setup(self):\n"
+      "        self.device = 'cuda:1'\n"
+      "    def fit(self):\n"
+      "        return self.device  # child\n"
+      "class Other:\n"
+      "    def __init__(self):\n"
+      "        self.device = 'cpu'\n"
+      "    def go(self):\n"
+      "        return self.device  # other\n"
+      "class Lone:\n"
+      "    def go(self):\n"
+      "        return self.device  # lone\n"
+      "class Exporter:\n"
+      "    def __init__(self):\n"
+      "        self.target = 'cuda'\n"
+      "    def go(self):\n"
+      "        return self.target  # exporter\n"
+      "exporter = Exporter()\n"
+      "exporter.target = 'mps'\n"
+      "def free(self):\n"
+      "    return self.device  # free\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto values = [&](const std::string& marker) {
+    TSNode a = self_attribute_at(tree, src, (marker == "exporter" ? "self.target  # " : "self.device  # ") + marker);
+    return strings_of(m.evaluate(a, m.scope_of(a)));
+  };
+  EXPECT_EQ(values("base"), (std::vector<std::string>{"cuda:0", "cuda:1"}));   // its own and a subclass's
+  EXPECT_EQ(values("child"), (std::vector<std::string>{"cuda:0", "cuda:1"}));  // its own and inherited
+  EXPECT_EQ(values("other"), (std::vector<std::string>{"cpu"}));
+  EXPECT_EQ(values("lone"), (std::vector<std::string>{"<not a string>"}));  // no store: unknown
+  EXPECT_EQ(values("exporter"), (std::vector<std::string>{"cuda", "mps"}));
+  EXPECT_EQ(values("free"), (std::vector<std::string>{"cpu", "cuda:0", "cuda:1"}));  // no class: every store
+}

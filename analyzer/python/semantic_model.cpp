@@ -132,15 +132,26 @@ struct SemanticModel::Builder {
       for (auto ch : named_children(target)) bind_target(s, ch, TSNode{}, Binding::Kind::Other, stmt, -1);
     } else if (t == "attribute") {
       TSNode attr = field(target, "attribute");
-      if (!is_null(attr) && !is_null(value) && unpack_index < 0)
-        m.attribute_stores_[std::string(text(attr, src))].emplace_back(value, s);
-      else if (!is_null(attr))
-        m.attribute_stores_[std::string(text(attr, src))].emplace_back(TSNode{}, s);
+      if (!is_null(attr)) {
+        SemanticModel::AttributeStore st;
+        if (!is_null(value) && unpack_index < 0) st.value = value;
+        st.scope = s;
+        TSNode obj = unparen(field(target, "object"));
+        if (is(obj, "identifier") && text(obj, src) == "self") st.self_class = enclosing_class(s);
+        m.attribute_stores_[std::string(text(attr, src))].push_back(st);
+      }
     } else if (t == "subscript") {
       TSNode base = unparen(field(target, "value"));
       if (is(base, "identifier"))
         m.dict_writes_[{s, std::string(text(base, src))}].push_back(stmt);
     }
+  }
+
+  // The class whose method (or a function nested in one) `s` is; null outside classes.
+  static const Scope* enclosing_class(const Scope* s) {
+    for (; s; s = s->parent)
+      if (s->kind == Scope::Kind::Class) return s;
+    return nullptr;
   }
 
   void bind_params(Scope* fs, TSNode fn, TSNode params) {
@@ -638,12 +649,10 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     // torch.device("cuda:0" if ... else "cpu")` in __init__); unknown when one store is.
     TSNode obj = unparen(field(e, "object"));
     if (is(obj, "identifier") && text(obj, src_) == "self") {
-      auto it = attribute_stores_.find(std::string(text(field(e, "attribute"), src_)));
-      if (it == attribute_stores_.end()) return unknown();
       std::vector<Value> out;
-      for (const auto& [value, scope] : it->second) {
-        if (is_null(value)) return unknown();
-        add_all(out, evaluate(value, scope, depth + 1));
+      for (const AttributeStore* st : self_attribute_stores(text(field(e, "attribute"), src_), s)) {
+        if (is_null(st->value)) return unknown();
+        add_all(out, evaluate(st->value, st->scope, depth + 1));
       }
       return out.empty() ? unknown() : out;
     }
@@ -775,9 +784,9 @@ std::vector<Value> SemanticModel::evaluate_argparse(TSNode attr, const Scope* s,
   }
   auto st = attribute_stores_.find(name);
   if (st != attribute_stores_.end()) {
-    for (const auto& [value, scope] : st->second) {
-      if (is_null(value)) return unknown();
-      add_all(out, evaluate(value, scope, depth + 1));
+    for (const AttributeStore& a : st->second) {
+      if (is_null(a.value)) return unknown();
+      add_all(out, evaluate(a.value, a.scope, depth + 1));
     }
   }
   return out.empty() ? unknown() : out;
@@ -1083,13 +1092,11 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   if (is(expr, "attribute")) {
     TSNode obj = unparen(field(expr, "object"));
     if (is(obj, "identifier") && text(obj, src_) == "self") {
-      auto it = attribute_stores_.find(std::string(text(field(expr, "attribute"), src_)));
-      if (it != attribute_stores_.end())
-        for (const auto& [v, sc] : it->second) {
-          if (is_null(v)) continue;
-          auto sub = origins(v, sc, depth + 1);
-          out.insert(out.end(), sub.begin(), sub.end());
-        }
+      for (const AttributeStore* st : self_attribute_stores(text(field(expr, "attribute"), src_), scope)) {
+        if (is_null(st->value)) continue;
+        auto sub = origins(st->value, st->scope, depth + 1);
+        out.insert(out.end(), sub.begin(), sub.end());
+      }
       return out;
     }
   }
@@ -1165,6 +1172,58 @@ std::vector<TSNode> SemanticModel::returned_values(TSNode def) const {
 const Scope* SemanticModel::function_scope(TSNode def) const {
   auto it = scope_by_node_.find(def.id);
   return it == scope_by_node_.end() ? nullptr : it->second;
+}
+
+std::vector<const Scope*> SemanticModel::base_class_scopes(const Scope* cls) const {
+  std::vector<const Scope*> out;
+  std::vector<const Scope*> todo{cls};
+  // Bounded: at most 32 classes (a hierarchy deeper than that is left partly unexplored, and a
+  // cycle through rebound names ends on the visited check).
+  for (std::size_t i = 0; i < todo.size() && out.size() < 32; ++i) {
+    const Scope* c = todo[i];
+    if (!c || c->kind != Scope::Kind::Class || is_null(c->node)) continue;
+    TSNode sup = field(c->node, "superclasses");
+    if (is_null(sup)) continue;
+    const Scope* around = c->parent;
+    for_each_named_child(sup, [&](TSNode b) {
+      b = unparen(b);
+      if (!is(b, "identifier")) return;
+      const auto* bs = lookup(text(b, src_), around);
+      if (!bs || bs->empty()) return;
+      for (const auto& x : *bs)
+        if (x.kind != Binding::Kind::Class) return;
+      for (const auto& x : *bs) {
+        auto it = scope_by_node_.find(x.function.id);
+        if (it == scope_by_node_.end()) continue;
+        const Scope* base = it->second;
+        if (base == cls || std::find(out.begin(), out.end(), base) != out.end()) continue;
+        out.push_back(base);
+        todo.push_back(base);
+      }
+    });
+  }
+  return out;
+}
+
+std::vector<const SemanticModel::AttributeStore*> SemanticModel::self_attribute_stores(
+    std::string_view attr, const Scope* scope) const {
+  std::vector<const AttributeStore*> out;
+  auto it = attribute_stores_.find(std::string(attr));
+  if (it == attribute_stores_.end()) return out;
+  const Scope* reader = scope;
+  while (reader && reader->kind != Scope::Kind::Class) reader = reader->parent;
+  std::vector<const Scope*> bases = reader ? base_class_scopes(reader) : std::vector<const Scope*>{};
+  for (const AttributeStore& st : it->second) {
+    bool visible = !reader || !st.self_class || st.self_class == reader ||
+                   std::find(bases.begin(), bases.end(), st.self_class) != bases.end();
+    if (!visible) {
+      // A subclass's store: `self` in the reader's method may be an instance of it.
+      auto up = base_class_scopes(st.self_class);
+      visible = std::find(up.begin(), up.end(), reader) != up.end();
+    }
+    if (visible) out.push_back(&st);
+  }
+  return out;
 }
 
 TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) const {

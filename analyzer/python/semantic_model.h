@@ -180,8 +180,26 @@ class SemanticModel {
   /// `parser.add_argument(...)` calls: dest -> default value expressions (null: no default).
   struct ArgparseArg { TSNode default_value{}; const Scope* scope = nullptr; bool store_true = false; bool store_false = false; };
   std::map<std::string, std::vector<ArgparseArg>> argparse_;
-  /// Attribute stores `X.attr = v`: (attr) -> (value, scope). Used for `self.x` and `args.x`.
-  std::map<std::string, std::vector<std::pair<TSNode, const Scope*>>> attribute_stores_;
+  /// One attribute store `X.attr = v`.
+  struct AttributeStore {
+    TSNode value{};               ///< null when the value is unknown (unpacked, augmented)
+    const Scope* scope = nullptr; ///< where `v` is evaluated
+    /// For `self.attr = v` in a method of a class (or a function nested in one): that class's
+    /// scope. Null for any other object (`args.x = v`, `model.device = d`).
+    const Scope* self_class = nullptr;
+  };
+  /// Attribute stores by attribute name. Used for `self.x` (through self_attribute_stores) and
+  /// `args.x`.
+  std::map<std::string, std::vector<AttributeStore>> attribute_stores_;
+  /// The stores a read of `self.<attr>` in `scope` can see: the `self` stores of the reading
+  /// method's class, of its base classes defined in this file (inherited) and of its subclasses
+  /// defined in this file (`self` in a base-class method may be a subclass instance), and every
+  /// store through another object. Outside a class (no enclosing class scope), every store.
+  std::vector<const AttributeStore*> self_attribute_stores(std::string_view attr,
+                                                           const Scope* scope) const;
+  /// The class scopes of the in-file base classes of class scope `cls`, transitively (a base
+  /// named by an identifier bound only to a class of this file; others are not followed).
+  std::vector<const Scope*> base_class_scopes(const Scope* cls) const;
   /// Calls by callee identifier text, for call-site lookup.
   std::unordered_map<std::string, std::vector<TSNode>> calls_by_name_;
 };
