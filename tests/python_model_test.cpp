@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/python/facts_builder.h"
 #include "analyzer/python/semantic_model.h"
+#include "analyzer/source.h"
 #include "analyzer/python/syntax.h"
 
 namespace fs = std::filesystem;
@@ -171,4 +173,47 @@ TEST(PythonModel, SelfAttributeStoresAreKeyedByClass) {
   EXPECT_EQ(values("lone"), (std::vector<std::string>{"<not a string>"}));  // no store: unknown
   EXPECT_EQ(values("exporter"), (std::vector<std::string>{"cuda", "mps"}));
   EXPECT_EQ(values("free"), (std::vector<std::string>{"cpu", "cuda:0", "cuda:1"}));  // no class: every store
+}
+
+TEST(PythonModel, LegacyTensorTypesFromQualifiedNames) {
+  for (const char* q : {"torch.FloatTensor", "torch.LongTensor", "torch.BFloat16Tensor", "torch.Tensor"}) {
+    auto lt = legacy_tensor_type(q);
+    ASSERT_TRUE(lt.has_value()) << q;
+    EXPECT_FALSE(lt->cuda) << q;
+  }
+  for (const char* q : {"torch.cuda.FloatTensor", "torch.cuda.HalfTensor", "torch.cuda.BoolTensor"}) {
+    auto lt = legacy_tensor_type(q);
+    ASSERT_TRUE(lt.has_value()) << q;
+    EXPECT_TRUE(lt->cuda) << q;
+  }
+  for (const char* q : {"torch.tensor", "torch.cuda.Tensor", "torch.cuda.FloatStorage", "torch.cuda.current_device",
+                        "torch.zeros", "mylib.FloatTensor", "FloatTensor", "torch.nn.FloatTensor"})
+    EXPECT_FALSE(legacy_tensor_type(q).has_value()) << q;
+}
+
+// DEV003's facts say which creations are legacy typed constructors (no device=, no fix),
+// from the qualified name, whatever the spelling at the call.
+TEST(PythonModel, CreatedThenMovedMarksLegacyConstructors) {
+  std::string text =
+      "import torch\n"
+      "from torch import LongTensor as LT\n"
+      "def step(batches):\n"
+      "    for v in batches:\n"
+      "        a = torch.LongTensor(v).cuda()\n"
+      "        b = LT(v).cuda()\n"
+      "        c = torch.zeros(3).cuda()\n"
+      "        d = torch.randn(4).type(torch.cuda.FloatTensor)\n"
+      "        e = torch.ones(2).type(torch.FloatTensor)\n";
+  gpulint::SourceFile source("step.py", text);
+  Tree tree = Tree::parse(source.text());
+  SemanticModel m(source.text(), tree.root());
+  gpulint::FileFacts facts = build_facts(m, source);
+  ASSERT_EQ(facts.created_then_moved.size(), 4u);  // not `e`: torch.FloatTensor is a host type
+  std::vector<std::pair<std::string, bool>> got;
+  for (const auto& c : facts.created_then_moved) got.emplace_back(c.factory, c.legacy_constructor);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, bool>>{
+                     {"torch.LongTensor", true}, {"torch.LongTensor", true}, {"torch.randn", false}, {"torch.zeros", false}}));
+  for (const auto& c : facts.created_then_moved)
+    if (c.legacy_constructor) EXPECT_TRUE(c.fix.empty()) << c.factory;
 }

@@ -55,13 +55,18 @@ const std::set<std::string_view> kConcatenating = {"cat", "concat", "concatenate
 // Torch functions that return a new tensor on their first argument's device.
 const std::set<std::string> kHostTransformFunctions = {"torch.triu", "torch.tril", "torch.flip",
                                                        "torch.transpose", "torch.t"};
-// The legacy typed constructors (torch/__init__.py, "legacy tensor constructors"): they
-// allocate on the CPU and take no device= (torch.cuda.FloatTensor is their CUDA twin), so a
-// DEV003 on one is reported without a fix.
-const std::set<std::string> kLegacyConstructors = {
-    "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor",
-    "torch.BFloat16Tensor", "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor",
-    "torch.IntTensor", "torch.LongTensor", "torch.BoolTensor"};
+// The legacy typed constructors of the host (legacy_tensor_type: torch.LongTensor ...): they
+// allocate on the CPU and take no device=, so a DEV003 on one is reported without a fix.
+bool host_legacy_constructor(const std::string& q) {
+  auto lt = legacy_tensor_type(q);
+  return lt && !lt->cuda;
+}
+// A CUDA tensor type (torch.cuda.FloatTensor ...), by qualified name.
+bool cuda_tensor_type(const std::optional<std::string>& q) {
+  if (!q) return false;
+  auto lt = legacy_tensor_type(*q);
+  return lt && lt->cuda;
+}
 
 // Calls whose result no longer holds the autograd graph.
 const std::set<std::string_view> kDetaching = {
@@ -426,10 +431,7 @@ class Builder {
       type_name = fn;
     }
     if (is_null(type_name) || !(is(type_name, "attribute") || is(type_name, "identifier"))) return false;
-    std::string_view last = is(type_name, "attribute") ? t(field(type_name, "attribute")) : t(type_name);
-    if (last.size() < 6 || last.substr(last.size() - 6) != "Tensor") return false;
-    auto q = m_.qualified_name(type_name, m_.scope_of(type_name));
-    return q && starts_with(*q, "torch.cuda.");
+    return cuda_tensor_type(m_.qualified_name(type_name, m_.scope_of(type_name)));
   }
 
   // nn.DataParallel / DistributedDataParallel / torch.compile wrap a model built elsewhere.
@@ -1034,7 +1036,7 @@ class Builder {
       Where a = tensor_where(pa[0], s, depth + 1);
       return a == Where::Accelerator ? a : Where::Cpu;
     }
-    if (kFactories.count(*q) || kLegacyConstructors.count(*q) || *q == "torch.from_numpy") return Where::Cpu;
+    if (kFactories.count(*q) || host_legacy_constructor(*q) || *q == "torch.from_numpy") return Where::Cpu;
     return Where::Unknown;
   }
 
@@ -1628,8 +1630,7 @@ class Builder {
         }
         continue;
       }
-      auto q = m_.qualified_name(n, cands[i].scope);
-      if (q && starts_with(*q, "torch.cuda.")) return true;
+      if (cuda_tensor_type(m_.qualified_name(n, cands[i].scope))) return true;
     }
     return false;
   }
@@ -2877,7 +2878,7 @@ class Builder {
       auto a = positional_args(e);
       return !a.empty() && host_creation(a[0], s, factory, casts_only, depth + 1);
     }
-    if (kFactories.count(*q) || kLegacyConstructors.count(*q)) {
+    if (kFactories.count(*q) || host_legacy_constructor(*q)) {
       if (!is_null(keyword_arg(e, "device", src_))) return false;
       factory = e;
       return true;
@@ -3017,6 +3018,7 @@ class Builder {
     f.expression = {start(creation), end(creation)};
     auto q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
+    f.legacy_constructor = q && host_legacy_constructor(*q);
     f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
@@ -3046,12 +3048,12 @@ class Builder {
       if (meth == "type") {
         // A CUDA tensor type: a copy to the GPU (and a cast): reported without a fix.
         auto a = positional_args(c);
-        auto tq = a.size() == 1 ? m_.qualified_name(a[0], s) : std::nullopt;
-        if (!tq || !starts_with(*tq, "torch.cuda.")) continue;
+        if (a.size() != 1 || !cuda_tensor_type(m_.qualified_name(a[0], s))) continue;
         CreatedThenMoved f;
         f.expression = {start(c), end(c)};
         auto q = m_.callee_name(factory, s);
         f.factory = q ? *q : std::string(t(field(factory, "function")));
+        f.legacy_constructor = q && host_legacy_constructor(*q);
         facts_.created_then_moved.push_back(std::move(f));
         continue;
       }
@@ -3073,6 +3075,7 @@ class Builder {
       f.expression = {start(c), end(c)};
       auto q = m_.callee_name(factory, s);
       f.factory = q ? *q : std::string(t(field(factory, "function")));
+      f.legacy_constructor = q && host_legacy_constructor(*q);
       if (simple) {
         f.fix = device_argument_fix(factory, s, *device);
         if (!f.fix.empty()) f.fix.push_back({end(r), end(c), ""});

@@ -62,6 +62,26 @@ bool is_cuda_device(const Value& v) {
   return v.kind == Value::Kind::Str && v.s.compare(0, 4, "cuda") == 0;
 }
 
+std::optional<LegacyTensorType> legacy_tensor_type(std::string_view q) {
+  // torch/__init__.py's legacy typed constructors (torch.FloatTensor ...) and their CUDA twins
+  // in torch/cuda/__init__.py; torch.Tensor is the default (CPU, float) type.
+  static const std::set<std::string_view> kTypes = {
+      "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
+      "ShortTensor", "IntTensor",    "LongTensor", "BoolTensor"};
+  LegacyTensorType t;
+  if (q == "torch.Tensor") return t;
+  if (q.rfind("torch.cuda.", 0) == 0) {
+    t.cuda = true;
+    q.remove_prefix(11);
+  } else if (q.rfind("torch.", 0) == 0) {
+    q.remove_prefix(6);
+  } else {
+    return std::nullopt;
+  }
+  if (!kTypes.count(q)) return std::nullopt;
+  return t;
+}
+
 // --------------------------------------------------------------------------------------
 // Building: one recursive walk with a scope stack.
 // --------------------------------------------------------------------------------------

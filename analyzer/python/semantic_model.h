@@ -211,4 +211,18 @@ std::string canonical_name(std::string name);
 /// True when `v` is a string naming a CUDA device ("cuda", "cuda:1").
 bool is_cuda_device(const Value& v);
 
+/// A tensor type of torch's legacy typed-constructor API, named by a qualified name.
+struct LegacyTensorType {
+  /// torch.cuda.FloatTensor & co. (torch/cuda/__init__.py): constructing one allocates on the
+  /// current CUDA device, and `x.type(torch.cuda.FloatTensor)` copies `x` there. False for the
+  /// host types (torch.FloatTensor & co., torch.Tensor: torch/__init__.py's "legacy tensor
+  /// constructors"), which allocate on the CPU and take no `device=`.
+  bool cuda = false;
+};
+/// The legacy tensor type `qualified` names (a canonical qualified name, as
+/// SemanticModel::qualified_name gives it): "torch.LongTensor" -> host, "torch.cuda.HalfTensor"
+/// -> CUDA, "torch.Tensor" -> host. nullopt for anything else ("torch.tensor",
+/// "torch.cuda.FloatStorage", "torch.cuda.current_device", "mylib.FloatTensor").
+std::optional<LegacyTensorType> legacy_tensor_type(std::string_view qualified);
+
 }  // namespace gpulint::python
