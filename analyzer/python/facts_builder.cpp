@@ -204,21 +204,26 @@ class Builder {
   // ---- dead code ----------------------------------------------------------------------
   // The truth value of a condition when every value it can take agrees (`DEBUG = False`,
   // `not isTrained` with `isTrained = True`, `if 0:`); nullopt when it depends on the run.
-  std::optional<bool> constant_truth(TSNode cond, const Scope* s, int depth = 0) const {
+  // With `literals_only` (what decides dead code), only literals and names every binding of
+  // which is a literal count: an argparse default or a parameter's default is what the run
+  // starts with, not what it always is. Without it, every value SemanticModel::evaluate gives
+  // counts (a parameter through the file's call sites: `use_gpu=True` never passed False).
+  std::optional<bool> constant_truth(TSNode cond, const Scope* s, int depth = 0,
+                                     bool literals_only = true) const {
     cond = unparen(cond);
     if (depth > 16) return std::nullopt;
     if (is(cond, "not_operator")) {
-      auto v = constant_truth(field(cond, "argument"), s, depth + 1);
+      auto v = constant_truth(field(cond, "argument"), s, depth + 1, literals_only);
       if (v) return !*v;
       return std::nullopt;
     }
-    // Only literals, and names every binding of which is a literal: an argparse default or a
-    // parameter's default is what the run starts with, not what it always is.
     auto literal = [](TSNode v) {
       return is(v, "true") || is(v, "false") || is(v, "integer") || is(v, "float") ||
              is(v, "none") || is(v, "string");
     };
-    if (is(cond, "identifier")) {
+    if (!literals_only) {
+      // evaluate's answer as is
+    } else if (is(cond, "identifier")) {
       const auto* bs = m_.lookup(t(cond), s);
       if (!bs || bs->empty()) return std::nullopt;
       for (const Binding& b : *bs)
@@ -2904,9 +2909,10 @@ class Builder {
   }
 
   // True when the move `move`, inside statement `stmt`, runs whenever `stmt` runs: every
-  // `a if c else b` on the way has a condition whose values (through the file's call sites,
-  // `use_gpu=True` never passed False) all pick the move's side. Any other way to skip it
-  // (`and`/`or`, a lambda, a comprehension) or an undecidable condition: false.
+  // `a if c else b` on the way has a condition whose values (constant_truth through
+  // evaluate: the file's call sites, `use_gpu=True` never passed False) all pick the move's
+  // side. Any other way to skip it (`and`/`or`, a lambda, a comprehension) or an undecidable
+  // condition: false.
   bool move_unconditional(TSNode move, TSNode stmt, const Scope* s) const {
     TSNode child = move;
     for (TSNode p = m_.parent(move); !is_null(p) && !same(child, stmt); child = p, p = m_.parent(p)) {
@@ -2917,20 +2923,7 @@ class Builder {
       if (!is(p, "conditional_expression")) continue;
       auto parts = named_children(p);  // [consequence, condition, alternative]
       if (parts.size() != 3 || same(child, parts[1])) return false;
-      auto vs = m_.evaluate(parts[1], s);
-      std::optional<bool> truth;
-      for (const Value& v : vs) {
-        bool b;
-        switch (v.kind) {
-          case Value::Kind::Bool: b = v.b; break;
-          case Value::Kind::Int: b = v.i != 0; break;
-          case Value::Kind::Str: b = !v.s.empty(); break;
-          case Value::Kind::None: b = false; break;
-          default: return false;
-        }
-        if (truth && *truth != b) return false;
-        truth = b;
-      }
+      auto truth = constant_truth(parts[1], s, 0, /*literals_only=*/false);
       if (!truth || *truth != same(child, parts[0])) return false;
     }
     return true;
