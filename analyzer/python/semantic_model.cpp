@@ -1010,6 +1010,15 @@ ArgumentFact SemanticModel::bind_argument(TSNode call, const Signature& sig, std
 // Origins and call sites
 // --------------------------------------------------------------------------------------
 std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int depth) const {
+  // The outermost origins query (whatever its entry point) gives unpacked_return_origins its
+  // budget of expansions for the whole query.
+  struct Query {
+    int& active;
+    Query(int& a, int& budget) : active(a) {
+      if (active++ == 0) budget = kMaxUnpackExpansions;
+    }
+    ~Query() { --active; }
+  } query{origins_active_, unpack_budget_};
   std::vector<Origin> out;
   if (is_null(expr) || depth > kMaxDepth) return out;
   expr = unparen(expr);
@@ -1140,9 +1149,20 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
 
 std::vector<Origin> SemanticModel::unpacked_return_origins(const Binding& b, int depth) const {
   std::vector<Origin> out;
-  // Shallow only: `model, acc = train(model)` would otherwise re-enter this binding through the
-  // parameter's call sites at every level (exponential in kMaxDepth: 3.5 s on one real script).
-  if (depth >= 3) return out;
+  // `model, acc = train(model)` re-enters this binding through the parameter's call sites:
+  // a binding already being expanded is not expanded again, and one origins query may expand at most kMaxUnpackExpansions
+  // bindings (distinct bindings reached along many paths would otherwise multiply: 3.5 s on
+  // one real script before either bound). The caller falls back to the call itself as the
+  // origin when this answers nothing, so a cut-off stays undecided rather than wrong.
+  if (std::find(unpacking_.begin(), unpacking_.end(), b.target.id) != unpacking_.end()) return out;
+  if (origins_active_ == 0 && unpacking_.empty()) unpack_budget_ = kMaxUnpackExpansions;  // called directly
+  if (unpack_budget_ <= 0) return out;
+  --unpack_budget_;
+  unpacking_.push_back(b.target.id);
+  struct Pop {
+    std::vector<const void*>& v;
+    ~Pop() { v.pop_back(); }
+  } pop{unpacking_};
   TSNode call = unparen(b.value);
   if (!is(call, "call") || is_null(b.target) || !is(b.stmt, "assignment")) return out;
   // Only a name of the assignment's own pattern (`a, (b, c) = f()` gives nested names an

@@ -133,9 +133,12 @@ class SemanticModel {
   /// For a name bound by unpacking a call of this file's function (`train_loader, test_loader =
   /// load_data()`): the origins of the element at the name's position in every `return a, b`
   /// of that function. Empty when a return is not a tuple of the pattern's arity, the name sits
-  /// in a nested pattern, the callee is not a function of this file, or `depth` (the origins
-  /// query's recursion depth) is 3 or more.
+  /// in a nested pattern, the callee is not a function of this file, the binding is already
+  /// being expanded by an enclosing query (a cycle: `model, acc = train(model)`), or the
+  /// origins query it serves has already expanded kMaxUnpackExpansions bindings. `depth`: the
+  /// origins query's recursion depth (origins stops at its own limit).
   std::vector<Origin> unpacked_return_origins(const Binding& b, int depth = 0) const;
+  static constexpr int kMaxUnpackExpansions = 64;
 
   /// The scope of a function's body; null when `function_definition` is not one of this file's.
   const Scope* function_scope(TSNode function_definition) const;
@@ -166,6 +169,12 @@ class SemanticModel {
   std::vector<TSNode> calls_;
   std::vector<TSNode> loops_;
   std::vector<TSNode> ifs_;
+  /// unpacked_return_origins: the bindings being expanded (innermost last), how many more
+  /// expansions the current origins query may make, and how many origins calls are running
+  /// (0: the next one starts a query).
+  mutable std::vector<const void*> unpacking_;
+  mutable int unpack_budget_ = 0;
+  mutable int origins_active_ = 0;
   /// parent() memo: node id -> parent, filled for each ancestor a descent passes through.
   mutable std::unordered_map<const void*, TSNode> parent_memo_;
   std::vector<std::string> imported_;
