@@ -217,3 +217,31 @@ TEST(PythonModel, CreatedThenMovedMarksLegacyConstructors) {
   for (const auto& c : facts.created_then_moved)
     if (c.legacy_constructor) EXPECT_TRUE(c.fix.empty()) << c.factory;
 }
+
+// An unbound `torch` is the torch package when a module outside torch's family is
+// star-imported (its global `torch` can only come from `import torch`); torch-family packages
+// do not export the name, so after `from torch import *` alone it stays undecided.
+TEST(PythonModel, UnboundTorchComesFromStarImports) {
+  auto callee_of_first_call = [](const std::string& src) -> std::optional<std::string> {
+    Tree tree = Tree::parse(src);
+    SemanticModel m(src, tree.root());
+    if (m.calls().empty()) return std::string("<no call>");
+    TSNode c = m.calls().front();
+    return m.callee_name(c, m.scope_of(c));
+  };
+  EXPECT_EQ(callee_of_first_call("from utils import *\nimport torch.nn as nn\nx = torch.zeros(3)\n"),
+            std::optional<std::string>("torch.zeros"));
+  EXPECT_EQ(callee_of_first_call("from utils import *\nfrom models import *\nx = torch.zeros(3)\n"),
+            std::optional<std::string>("torch.zeros"));
+  EXPECT_EQ(callee_of_first_call("from torch import *\nimport torch.nn as nn\nx = torch.zeros(3)\n"), std::nullopt);
+  EXPECT_EQ(callee_of_first_call("from torch.nn import *\nfrom torchvision.models import *\nx = torch.zeros(3)\n"),
+            std::nullopt);
+  // Names other than `torch` through one star import are that module's.
+  EXPECT_EQ(callee_of_first_call("from config import *\nx = build(3)\n"), std::optional<std::string>("config.build"));
+  std::string src = "from utils import *\nimport torch.nn as nn\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  EXPECT_EQ(m.unbound_name("torch"), std::optional<std::string>("torch"));
+  EXPECT_EQ(m.unbound_name("len"), std::optional<std::string>("builtins.len"));
+  EXPECT_EQ(m.unbound_name("device"), std::optional<std::string>("utils.device"));
+}

@@ -1839,11 +1839,16 @@ class Builder {
         std::string moved;
         if (dev_model->cuda_method) moved = key + ".cuda()";
         else if (!dev_model->device_text.empty()) {
-          // The device expression's root name must be visible here.
+          // The device expression's root name must be visible here: bound in a scope around
+          // the use, or a global the module's star imports give (`torch` through
+          // `from utils import *`), which every scope of the module sees alike.
           bool visible = true;
           std::string root_name = dev_model->device_text.substr(0, dev_model->device_text.find_first_of(".(["));
           if (!root_name.empty() && std::all_of(root_name.begin(), root_name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; })) {
-            if (!(root_name[0] == '"' || root_name[0] == '\'') && !m_.lookup(root_name, s) && root_name != "torch") visible = false;
+            if (!m_.lookup(root_name, s)) {
+              auto q = m_.unbound_name(root_name);
+              if (!q || starts_with(*q, "builtins.")) visible = false;
+            }
           }
           if (visible) moved = key + ".to(" + dev_model->device_text + ")";
         }

@@ -37,6 +37,15 @@ bool parse_int(std::string_view t, int64_t* out) {
 const char* kTorchFamily[] = {"torch", "torchvision", "lightning", "pytorch_lightning",
                               "transformers", "accelerate", "timm", "torchaudio", "torchtext"};
 
+// True when module `q` ("torch.nn", "pytorch_lightning") is torch or a torch-based package.
+bool torch_family(std::string_view q) {
+  for (const char* fam : kTorchFamily) {
+    std::string_view f(fam);
+    if (q.compare(0, f.size(), f) == 0 && (q.size() == f.size() || q[f.size()] == '.')) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string canonical_name(std::string n) {
@@ -113,11 +122,7 @@ struct SemanticModel::Builder {
 
   void note_import(const std::string& q) {
     m.imported_.push_back(q);
-    for (const char* fam : kTorchFamily) {
-      std::string_view f(fam);
-      if (q.compare(0, f.size(), f) == 0 && (q.size() == f.size() || q[f.size()] == '.'))
-        m.imports_torch_ = true;
-    }
+    if (torch_family(q)) m.imports_torch_ = true;
   }
 
   // Binds the names of an assignment / for target. `value` is the RHS (or iterable).
@@ -550,22 +555,7 @@ std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scop
       std::string_view name = text(expr, src_);
       const Scope* fs = nullptr;
       const auto* bs = lookup(name, scope, &fs);
-      if (!bs) {
-        // Python's builtins win over star imports in practice (no one re-exports enumerate).
-        static const std::set<std::string_view> kBuiltins = {
-            "enumerate", "iter", "next", "zip", "range", "len", "list", "tuple", "dict", "set",
-            "float", "int", "str", "bool", "print", "sum", "min", "max", "map", "filter",
-            "sorted", "isinstance", "getattr", "setattr", "hasattr", "type", "super", "open",
-            "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed"};
-        if (kBuiltins.count(name)) return "builtins." + std::string(name);
-        const Scope* ms = module_scope();
-        // `from utils import *` re-exporting `torch` in a file that imports torch's submodules
-        // itself (`import torch.nn as nn`): the name `torch` is the torch package.
-        if (name == "torch" && imports_torch_ && !ms->star_imports.empty()) return "torch";
-        if (ms->star_imports.size() == 1) return ms->star_imports[0] + "." + std::string(name);
-        if (!ms->star_imports.empty()) return std::nullopt;
-        return "builtins." + std::string(name);
-      }
+      if (!bs) return unbound_name(name);
       std::optional<std::string> q;
       bool all_imports = true, all_defs = true;
       for (const auto& b : *bs) {
@@ -598,6 +588,33 @@ std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scop
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+std::optional<std::string> SemanticModel::unbound_name(std::string_view name) const {
+  // Python's builtins win over star imports in practice (no one re-exports enumerate).
+  static const std::set<std::string_view> kBuiltins = {
+      "enumerate", "iter", "next", "zip", "range", "len", "list", "tuple", "dict", "set",
+      "float", "int", "str", "bool", "print", "sum", "min", "max", "map", "filter",
+      "sorted", "isinstance", "getattr", "setattr", "hasattr", "type", "super", "open",
+      "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed"};
+  if (kBuiltins.count(name)) return "builtins." + std::string(name);
+  const Scope* ms = module_scope();
+  // `torch` given by `from utils import *` (a file that imports only torch's submodules itself,
+  // `import torch.nn as nn`). The binding is the star import: it binds every public global of
+  // the star-imported module, which gpulint does not read. Here the spelling is the fact: the
+  // statement that binds a module global named `torch` is `import torch` / `import
+  // torch.<sub>` (Python's import binds the top-level package's name), so that global is the
+  // torch package. Only a star import of a module outside torch's family can give it: torch,
+  // torchvision, lightning, transformers ... declare `__all__` without `torch`, so after
+  // `from torch import *` alone the name is unbound (undecided here).
+  if (name == "torch" && !ms->star_imports.empty()) {
+    for (const auto& m : ms->star_imports)
+      if (!torch_family(m)) return "torch";
+    return std::nullopt;
+  }
+  if (ms->star_imports.size() == 1) return ms->star_imports[0] + "." + std::string(name);
+  if (!ms->star_imports.empty()) return std::nullopt;
+  return "builtins." + std::string(name);
 }
 
 std::optional<std::string> SemanticModel::callee_name(TSNode call, const Scope* scope) const {

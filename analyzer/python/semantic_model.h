@@ -102,6 +102,14 @@ class SemanticModel {
   /// unbound builtin; "local.Net" for a class or function defined in this file.
   /// nullopt when it cannot be decided. Aliases of moved modules are canonicalised.
   std::optional<std::string> qualified_name(TSNode expr, const Scope* scope) const;
+  /// The qualified name of `name` where no binding of this file gives it (a global the
+  /// module reads without assigning): "builtins.len" for a builtin; what the module's star
+  /// imports provide ("config.device" after `from config import *` alone; "torch" for `torch`
+  /// when a module outside torch's family is star-imported, nullopt when only torch-family
+  /// packages are, as they do not export the name);
+  /// "builtins.<name>" when the module has no star import (a NameError at run time); nullopt
+  /// when several star imports could provide it.
+  std::optional<std::string> unbound_name(std::string_view name) const;
   /// Qualified name of a call's callee.
   std::optional<std::string> callee_name(TSNode call, const Scope* scope) const;
 
