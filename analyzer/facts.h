@@ -115,6 +115,9 @@ struct UnmovedBatchUse {
 struct CreatedThenMoved {
   Range expression;           ///< the whole `torch.zeros(n).cuda()` expression
   std::string factory;        ///< qualified name, e.g. "torch.zeros"
+  /// The factory is a legacy typed constructor (`torch.LongTensor(v)`: the front end's
+  /// legacy_tensor_type): it takes no `device=`, so there is no fix.
+  bool legacy_constructor = false;
   std::vector<Edit> fix;      ///< create it with device= instead
 };
 

@@ -66,8 +66,7 @@ class Dev003 final : public Rule {
   void check(const FileFacts& facts, const RuleOptions&, DiagnosticSink& out) const override {
     for (const auto& c : facts.created_then_moved) {
       // Legacy typed constructors (torch.LongTensor, torch.Tensor) have no device= argument.
-      bool legacy = c.factory.size() > 6 && c.factory.compare(c.factory.size() - 6, 6, "Tensor") == 0;
-      std::string advice = legacy ? "build it with `torch.tensor(..., dtype=..., device=...)` instead"
+      std::string advice = c.legacy_constructor ? "build it with `torch.tensor(..., dtype=..., device=...)` instead"
                                   : "pass `device=` instead";
       auto d = make_diagnostic(kInfo, c.expression,
                                "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice);

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/python/facts_builder.h"
 #include "analyzer/python/semantic_model.h"
+#include "analyzer/source.h"
 #include "analyzer/python/syntax.h"
 
 namespace fs = std::filesystem;
@@ -101,4 +103,145 @@ TEST(PythonModel, NestedForEachNamedChildVisitsExactlyTheNamedChildren) {
     ASSERT_EQ(got.size(), expected.size()) << type(n);
     for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same(got[i], expected[i])) << type(n) << " child " << i;
   }
+}
+
+namespace {
+
+// The attribute expression `self.<attr>` that starts at the n-th occurrence of `marker` in `src`.
+TSNode self_attribute_at(const Tree& tree, const std::string& src, const std::string& marker, int nth = 0) {
+  std::size_t at = src.find(marker);
+  for (int i = 0; i < nth && at != std::string::npos; ++i) at = src.find(marker, at + 1);
+  EXPECT_NE(at, std::string::npos) << marker;
+  std::vector<TSNode> nodes;
+  all_nodes(tree.root(), nodes);
+  for (TSNode n : nodes)
+    if (type(n) == "attribute" && start(n) == at) return n;
+  ADD_FAILURE() << "no attribute at " << marker;
+  return TSNode{};
+}
+
+std::vector<std::string> strings_of(const std::vector<gpulint::Value>& vs) {
+  std::vector<std::string> out;
+  for (const auto& v : vs) out.push_back(v.kind == gpulint::Value::Kind::Str ? v.s : "<not a string>");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+// `self.device` is read from the stores of the reading method's class: its own, its in-file
+// base classes' (inherited), its in-file subclasses' (self may be one), never an unrelated
+// class's; a store through another object (`exporter.device = ...`) may be any instance's.
+TEST(PythonModel, SelfAttributeStoresAreKeyedByClass) {
+  std::string src =
+      "class Base:\n"
+      "    def __init__(self):\n"
+      "        self.device = 'cuda:0'\n"
+      "    def run(self):\n"
+      "        return self.device  # base\n"
+      "class Child(Base):\n"
+      "    def setup(self):\n"
+      "        self.device = 'cuda:1'\n"
+      "    def fit(self):\n"
+      "        return self.device  # child\n"
+      "class Other:\n"
+      "    def __init__(self):\n"
+      "        self.device = 'cpu'\n"
+      "    def go(self):\n"
+      "        return self.device  # other\n"
+      "class Lone:\n"
+      "    def go(self):\n"
+      "        return self.device  # lone\n"
+      "class Exporter:\n"
+      "    def __init__(self):\n"
+      "        self.target = 'cuda'\n"
+      "    def go(self):\n"
+      "        return self.target  # exporter\n"
+      "exporter = Exporter()\n"
+      "exporter.target = 'mps'\n"
+      "def free(self):\n"
+      "    return self.device  # free\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto values = [&](const std::string& marker) {
+    TSNode a = self_attribute_at(tree, src, (marker == "exporter" ? "self.target  # " : "self.device  # ") + marker);
+    return strings_of(m.evaluate(a, m.scope_of(a)));
+  };
+  EXPECT_EQ(values("base"), (std::vector<std::string>{"cuda:0", "cuda:1"}));   // its own and a subclass's
+  EXPECT_EQ(values("child"), (std::vector<std::string>{"cuda:0", "cuda:1"}));  // its own and inherited
+  EXPECT_EQ(values("other"), (std::vector<std::string>{"cpu"}));
+  EXPECT_EQ(values("lone"), (std::vector<std::string>{"<not a string>"}));  // no store: unknown
+  EXPECT_EQ(values("exporter"), (std::vector<std::string>{"cuda", "mps"}));
+  EXPECT_EQ(values("free"), (std::vector<std::string>{"cpu", "cuda:0", "cuda:1"}));  // no class: every store
+}
+
+TEST(PythonModel, LegacyTensorTypesFromQualifiedNames) {
+  for (const char* q : {"torch.FloatTensor", "torch.LongTensor", "torch.BFloat16Tensor", "torch.Tensor"}) {
+    auto lt = legacy_tensor_type(q);
+    ASSERT_TRUE(lt.has_value()) << q;
+    EXPECT_FALSE(lt->cuda) << q;
+  }
+  for (const char* q : {"torch.cuda.FloatTensor", "torch.cuda.HalfTensor", "torch.cuda.BoolTensor"}) {
+    auto lt = legacy_tensor_type(q);
+    ASSERT_TRUE(lt.has_value()) << q;
+    EXPECT_TRUE(lt->cuda) << q;
+  }
+  for (const char* q : {"torch.tensor", "torch.cuda.Tensor", "torch.cuda.FloatStorage", "torch.cuda.current_device",
+                        "torch.zeros", "mylib.FloatTensor", "FloatTensor", "torch.nn.FloatTensor"})
+    EXPECT_FALSE(legacy_tensor_type(q).has_value()) << q;
+}
+
+// DEV003's facts say which creations are legacy typed constructors (no device=, no fix),
+// from the qualified name, whatever the spelling at the call.
+TEST(PythonModel, CreatedThenMovedMarksLegacyConstructors) {
+  std::string text =
+      "import torch\n"
+      "from torch import LongTensor as LT\n"
+      "def step(batches):\n"
+      "    for v in batches:\n"
+      "        a = torch.LongTensor(v).cuda()\n"
+      "        b = LT(v).cuda()\n"
+      "        c = torch.zeros(3).cuda()\n"
+      "        d = torch.randn(4).type(torch.cuda.FloatTensor)\n"
+      "        e = torch.ones(2).type(torch.FloatTensor)\n";
+  gpulint::SourceFile source("step.py", text);
+  Tree tree = Tree::parse(source.text());
+  SemanticModel m(source.text(), tree.root());
+  gpulint::FileFacts facts = build_facts(m, source);
+  ASSERT_EQ(facts.created_then_moved.size(), 4u);  // not `e`: torch.FloatTensor is a host type
+  std::vector<std::pair<std::string, bool>> got;
+  for (const auto& c : facts.created_then_moved) got.emplace_back(c.factory, c.legacy_constructor);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, bool>>{
+                     {"torch.LongTensor", true}, {"torch.LongTensor", true}, {"torch.randn", false}, {"torch.zeros", false}}));
+  for (const auto& c : facts.created_then_moved)
+    if (c.legacy_constructor) EXPECT_TRUE(c.fix.empty()) << c.factory;
+}
+
+// An unbound `torch` is the torch package when a module outside torch's family is
+// star-imported (its global `torch` can only come from `import torch`); torch-family packages
+// do not export the name, so after `from torch import *` alone it stays undecided.
+TEST(PythonModel, UnboundTorchComesFromStarImports) {
+  auto callee_of_first_call = [](const std::string& src) -> std::optional<std::string> {
+    Tree tree = Tree::parse(src);
+    SemanticModel m(src, tree.root());
+    if (m.calls().empty()) return std::string("<no call>");
+    TSNode c = m.calls().front();
+    return m.callee_name(c, m.scope_of(c));
+  };
+  EXPECT_EQ(callee_of_first_call("from utils import *\nimport torch.nn as nn\nx = torch.zeros(3)\n"),
+            std::optional<std::string>("torch.zeros"));
+  EXPECT_EQ(callee_of_first_call("from utils import *\nfrom models import *\nx = torch.zeros(3)\n"),
+            std::optional<std::string>("torch.zeros"));
+  EXPECT_EQ(callee_of_first_call("from torch import *\nimport torch.nn as nn\nx = torch.zeros(3)\n"), std::nullopt);
+  EXPECT_EQ(callee_of_first_call("from torch.nn import *\nfrom torchvision.models import *\nx = torch.zeros(3)\n"),
+            std::nullopt);
+  // Names other than `torch` through one star import are that module's.
+  EXPECT_EQ(callee_of_first_call("from config import *\nx = build(3)\n"), std::optional<std::string>("config.build"));
+  std::string src = "from utils import *\nimport torch.nn as nn\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  EXPECT_EQ(m.unbound_name("torch"), std::optional<std::string>("torch"));
+  EXPECT_EQ(m.unbound_name("len"), std::optional<std::string>("builtins.len"));
+  EXPECT_EQ(m.unbound_name("device"), std::optional<std::string>("utils.device"));
 }

@@ -55,13 +55,18 @@ const std::set<std::string_view> kConcatenating = {"cat", "concat", "concatenate
 // Torch functions that return a new tensor on their first argument's device.
 const std::set<std::string> kHostTransformFunctions = {"torch.triu", "torch.tril", "torch.flip",
                                                        "torch.transpose", "torch.t"};
-// The legacy typed constructors (torch/__init__.py, "legacy tensor constructors"): they
-// allocate on the CPU and take no device= (torch.cuda.FloatTensor is their CUDA twin), so a
-// DEV003 on one is reported without a fix.
-const std::set<std::string> kLegacyConstructors = {
-    "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor",
-    "torch.BFloat16Tensor", "torch.ByteTensor", "torch.CharTensor", "torch.ShortTensor",
-    "torch.IntTensor", "torch.LongTensor", "torch.BoolTensor"};
+// The legacy typed constructors of the host (legacy_tensor_type: torch.LongTensor ...): they
+// allocate on the CPU and take no device=, so a DEV003 on one is reported without a fix.
+bool host_legacy_constructor(const std::string& q) {
+  auto lt = legacy_tensor_type(q);
+  return lt && !lt->cuda;
+}
+// A CUDA tensor type (torch.cuda.FloatTensor ...), by qualified name.
+bool cuda_tensor_type(const std::optional<std::string>& q) {
+  if (!q) return false;
+  auto lt = legacy_tensor_type(*q);
+  return lt && lt->cuda;
+}
 
 // Calls whose result no longer holds the autograd graph.
 const std::set<std::string_view> kDetaching = {
@@ -177,6 +182,8 @@ class Builder {
   };
   std::vector<ModelInfo> models_;
   std::optional<std::vector<std::pair<TSNode, std::vector<int>>>> loader_loops_;
+  /// helper_moves: a helper parameter's identifier -> the moves of what it receives.
+  std::unordered_map<const void*, std::vector<TSNode>> helper_moves_;
   /// Loaders drawn with next() inside a loop whose header iterates another loader (an OOD or
   /// unlabeled loader beside the training one), by loop; filled with loader_loops_.
   std::vector<std::pair<TSNode, std::vector<int>>> drawn_beside_header_;
@@ -197,21 +204,26 @@ class Builder {
   // ---- dead code ----------------------------------------------------------------------
   // The truth value of a condition when every value it can take agrees (`DEBUG = False`,
   // `not isTrained` with `isTrained = True`, `if 0:`); nullopt when it depends on the run.
-  std::optional<bool> constant_truth(TSNode cond, const Scope* s, int depth = 0) const {
+  // With `literals_only` (what decides dead code), only literals and names every binding of
+  // which is a literal count: an argparse default or a parameter's default is what the run
+  // starts with, not what it always is. Without it, every value SemanticModel::evaluate gives
+  // counts (a parameter through the file's call sites: `use_gpu=True` never passed False).
+  std::optional<bool> constant_truth(TSNode cond, const Scope* s, int depth = 0,
+                                     bool literals_only = true) const {
     cond = unparen(cond);
     if (depth > 16) return std::nullopt;
     if (is(cond, "not_operator")) {
-      auto v = constant_truth(field(cond, "argument"), s, depth + 1);
+      auto v = constant_truth(field(cond, "argument"), s, depth + 1, literals_only);
       if (v) return !*v;
       return std::nullopt;
     }
-    // Only literals, and names every binding of which is a literal: an argparse default or a
-    // parameter's default is what the run starts with, not what it always is.
     auto literal = [](TSNode v) {
       return is(v, "true") || is(v, "false") || is(v, "integer") || is(v, "float") ||
              is(v, "none") || is(v, "string");
     };
-    if (is(cond, "identifier")) {
+    if (!literals_only) {
+      // evaluate's answer as is
+    } else if (is(cond, "identifier")) {
       const auto* bs = m_.lookup(t(cond), s);
       if (!bs || bs->empty()) return std::nullopt;
       for (const Binding& b : *bs)
@@ -424,10 +436,7 @@ class Builder {
       type_name = fn;
     }
     if (is_null(type_name) || !(is(type_name, "attribute") || is(type_name, "identifier"))) return false;
-    std::string_view last = is(type_name, "attribute") ? t(field(type_name, "attribute")) : t(type_name);
-    if (last.size() < 6 || last.substr(last.size() - 6) != "Tensor") return false;
-    auto q = m_.qualified_name(type_name, m_.scope_of(type_name));
-    return q && starts_with(*q, "torch.cuda.");
+    return cuda_tensor_type(m_.qualified_name(type_name, m_.scope_of(type_name)));
   }
 
   // nn.DataParallel / DistributedDataParallel / torch.compile wrap a model built elsewhere.
@@ -1040,7 +1049,7 @@ class Builder {
       Where a = tensor_where(pa[0], s, depth + 1);
       return a == Where::Accelerator ? a : Where::Cpu;
     }
-    if (kFactories.count(*q) || kLegacyConstructors.count(*q) || *q == "torch.from_numpy") return Where::Cpu;
+    if (kFactories.count(*q) || host_legacy_constructor(*q) || *q == "torch.from_numpy") return Where::Cpu;
     return Where::Unknown;
   }
 
@@ -1391,6 +1400,117 @@ class Builder {
     bool discarded_copy_to_cuda = false;  // a batch copied to CUDA by a statement that drops it
   };
 
+  // The parameter of `def` (a function_definition of this file) that receives the positional
+  // argument at `index` of a call: a method called as `obj.m(...)` gets `self` first, a
+  // @staticmethod does not. nullptr when no named parameter takes it (`*args`, too many).
+  const Binding* parameter_at(TSNode def, int index) const {
+    const Scope* fs = m_.function_scope(def);
+    if (!fs || index < 0) return nullptr;
+    const Scope* outer = m_.scope_of(def);
+    if (outer && outer->kind == Scope::Kind::Class && !is_staticmethod(def)) ++index;
+    for (const auto& [name, bs] : fs->names)
+      for (const auto& b : bs)
+        if (b.kind == Binding::Kind::Param && same(b.function, def) && b.param_index == index) return &b;
+    return nullptr;
+  }
+
+  bool is_staticmethod(TSNode def) const {
+    TSNode p = m_.parent(def);
+    if (!is(p, "decorated_definition")) return false;
+    bool found = false;
+    for_each_named_child(p, [&](TSNode d) {
+      if (is(d, "decorator") && t(named(d, 0)) == "staticmethod") found = true;
+    });
+    return found;
+  }
+
+  // True when `e`, an expression in the body of `def`, holds what `param` (one of its
+  // parameters) was given: the parameter itself, an element, key, value or attribute of it, a
+  // same-device view or cast of it, or a name `def` binds to one of these (assignment, `for`
+  // loop or comprehension over it). Follows only bindings made inside `def`; `visited` holds
+  // the bindings already followed (a name rebound to itself, `x = x.float()`, is followed
+  // once) and `budget` bounds the nodes looked at (false when it runs out: undecided).
+  bool holds_parameter(TSNode e, const Scope* s, TSNode def, const Binding& param,
+                       std::unordered_set<const void*>& visited, int& budget) const {
+    e = unparen(e);
+    if (is_null(e) || --budget < 0) return false;
+    if (is(e, "identifier")) {
+      const Scope* found = nullptr;
+      const auto* bs = m_.lookup(t(e), s, &found);
+      if (!bs || !found || !contains(def, found->node)) return false;
+      for (const auto& b : *bs) {
+        if (b.kind == Binding::Kind::Param) {
+          if (same(b.target, param.target)) return true;
+          continue;
+        }
+        if (b.kind != Binding::Kind::Assign && b.kind != Binding::Kind::AugAssign &&
+            b.kind != Binding::Kind::For)
+          continue;
+        if (is_null(b.value) || !visited.insert(b.target.id).second) continue;
+        if (holds_parameter(b.value, m_.scope_of(b.value), def, param, visited, budget)) return true;
+      }
+      return false;
+    }
+    if (is(e, "subscript")) return holds_parameter(field(e, "value"), s, def, param, visited, budget);
+    if (is(e, "attribute")) return holds_parameter(field(e, "object"), s, def, param, visited, budget);
+    if (is(e, "conditional_expression")) {
+      auto ch = named_children(e);  // `a if cond else b`: the values are children 0 and 2
+      return ch.size() == 3 && (holds_parameter(ch[0], s, def, param, visited, budget) ||
+                                holds_parameter(ch[2], s, def, param, visited, budget));
+    }
+    if (is(e, "list") || is(e, "tuple") || is(e, "expression_list")) {
+      for (auto el : named_children(e))
+        if (holds_parameter(el, s, def, param, visited, budget)) return true;
+      return false;
+    }
+    if (!is(e, "call")) return false;
+    TSNode r = receiver(e);
+    if (!is_null(r)) {
+      std::string_view meth = method_name(e, src_);
+      return (kSameDeviceMethods.count(meth) || meth == "items" || meth == "values" || meth == "get" ||
+              meth == "to" || meth == "cuda") &&
+             holds_parameter(r, s, def, param, visited, budget);
+    }
+    auto q = m_.callee_name(e, s);
+    if (!q) return false;
+    auto pa = positional_args(e);
+    // zip(xs, ys), enumerate(batch), list(batch): their elements are the arguments' elements.
+    if (*q == "builtins.zip" || *q == "builtins.enumerate" || *q == "builtins.list" ||
+        *q == "builtins.tuple" || *q == "builtins.reversed" || *q == "builtins.sorted" ||
+        *q == "builtins.iter") {
+      for (auto a : pa)
+        if (holds_parameter(a, s, def, param, visited, budget)) return true;
+      return false;
+    }
+    if (pa.empty()) return false;
+    if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")
+      return holds_parameter(pa[0], s, def, param, visited, budget);
+    if (starts_with(*q, "torch.")) {
+      std::string_view fn = std::string_view(*q).substr(6);
+      if (kConcatenating.count(fn) || kSameDeviceMethods.count(fn))
+        return holds_parameter(pa[0], s, def, param, visited, budget);
+    }
+    return false;
+  }
+
+  // The `.to()` / `.cuda()` calls in the body of helper `def` (not in functions nested in it)
+  // whose receiver holds what `param` was given (holds_parameter). Computed once per parameter:
+  // classify asks at every call of the helper.
+  const std::vector<TSNode>& helper_moves(TSNode def, const Binding& param) {
+    auto it = helper_moves_.find(param.target.id);
+    if (it != helper_moves_.end()) return it->second;
+    std::vector<TSNode> out;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (!is(n, "call")) return;
+      std::string_view mm = method_name(n, src_);
+      if (mm != "to" && mm != "cuda") return;
+      std::unordered_set<const void*> visited;
+      int budget = 256;
+      if (holds_parameter(receiver(n), m_.scope_of(n), def, param, visited, budget)) out.push_back(n);
+    });
+    return helper_moves_.emplace(param.target.id, std::move(out)).first->second;
+  }
+
   // Classifies an expression as holding (un)moved batch data; nullopt: neither / unknown.
   std::optional<State> classify(TSNode e, const Scope* s, LoopState& st) {
     e = unparen(e);
@@ -1416,23 +1536,23 @@ class Builder {
       }
       if (!is_null(r) && (kSameDeviceMethods.count(meth) || meth == "items" || meth == "values"))
         return classify(r, s, st);
-      // Helper function in this file that moves what it is given.
+      // Helper function in this file that moves what it is given: only the moves whose
+      // receiver holds the parameter bound to a batch argument at this call are batch copies;
+      // whether they go to CUDA is decided by note_move, which evaluates the device (a
+      // parameter resolves through the helper's call sites).
       TSNode def = m_.resolve_local_function(e, s);
       if (!is_null(def)) {
-        bool batch_arg = false;
-        for (auto a : positional_args(e)) if (classify(a, s, st)) batch_arg = true;
-        if (!batch_arg) return std::nullopt;
-        // Its moves are batch copies; whether they go to CUDA is decided by note_move, which
-        // evaluates the device (a parameter resolves through the helper's call sites).
+        auto pa = positional_args(e);
         bool moves = false;
-        visit(field(def, "body"), [&](TSNode n) {
-          if (!is(n, "call")) return;
-          std::string_view mm = method_name(n, src_);
-          if (mm == "to" || mm == "cuda") {
+        for (std::size_t i = 0; i < pa.size(); ++i) {
+          if (!classify(pa[i], s, st)) continue;
+          const Binding* param = parameter_at(def, static_cast<int>(i));
+          if (!param) continue;
+          for (TSNode mv : helper_moves(def, *param)) {
             moves = true;
-            note_move(n, m_.scope_of(n), st);
+            note_move(mv, m_.scope_of(mv), st);
           }
-        });
+        }
         if (moves) return State::Moved;
         return std::nullopt;
       }
@@ -1523,8 +1643,7 @@ class Builder {
         }
         continue;
       }
-      auto q = m_.qualified_name(n, cands[i].scope);
-      if (q && starts_with(*q, "torch.cuda.")) return true;
+      if (cuda_tensor_type(m_.qualified_name(n, cands[i].scope))) return true;
     }
     return false;
   }
@@ -1728,11 +1847,16 @@ class Builder {
         std::string moved;
         if (dev_model->cuda_method) moved = key + ".cuda()";
         else if (!dev_model->device_text.empty()) {
-          // The device expression's root name must be visible here.
+          // The device expression's root name must be visible here: bound in a scope around
+          // the use, or a global the module's star imports give (`torch` through
+          // `from utils import *`), which every scope of the module sees alike.
           bool visible = true;
           std::string root_name = dev_model->device_text.substr(0, dev_model->device_text.find_first_of(".(["));
           if (!root_name.empty() && std::all_of(root_name.begin(), root_name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; })) {
-            if (!(root_name[0] == '"' || root_name[0] == '\'') && !m_.lookup(root_name, s) && root_name != "torch") visible = false;
+            if (!m_.lookup(root_name, s)) {
+              auto q = m_.unbound_name(root_name);
+              if (!q || starts_with(*q, "builtins.")) visible = false;
+            }
           }
           if (visible) moved = key + ".to(" + dev_model->device_text + ")";
         }
@@ -2069,14 +2193,21 @@ class Builder {
     return true;
   }
 
+  // True when `function_definition` calls `x.backward()` outside no_grad in live code (not in
+  // functions nested in it). Asked for the same function from every loop and call site that
+  // runs_with_grad walks up through: computed once per function.
   bool backprops_outside_no_grad(TSNode function_definition) {
+    auto memo = backprops_outside_no_grad_.find(function_definition.id);
+    if (memo != backprops_outside_no_grad_.end()) return memo->second;
     bool found = false;
     visit(field(function_definition, "body"), [&](TSNode n) {
       if (found || !is(n, "call") || method_name(n, src_) != "backward" || is_null(receiver(n))) return;
       if (!under_no_grad(n) && !dead(n)) found = true;
     });
+    backprops_outside_no_grad_.emplace(function_definition.id, found);
     return found;
   }
+  std::unordered_map<const void*, bool> backprops_outside_no_grad_;
 
   bool grad_maybe_disabled_() {
     if (grad_disabled_) return *grad_disabled_;
@@ -2111,8 +2242,17 @@ class Builder {
   // true for a name that the function accumulates from back-propagated losses in a training
   // loop (`train_loss += loss` beside `loss.backward()`), so the caller gets an attached sum.
   // Empty when the function is unknown or returns differently shaped values.
-  std::vector<bool> attached_returns(TSNode def) const {
-    if (is_null(def)) return {};
+  // Asked for the same function at each of its call sites (one walk of its body per returned
+  // name otherwise): computed once per function definition.
+  const std::vector<bool>& attached_returns(TSNode def) const {
+    static const std::vector<bool> kNone;
+    if (is_null(def)) return kNone;
+    auto memo = attached_returns_.find(def.id);
+    if (memo != attached_returns_.end()) return memo->second;
+    return attached_returns_.emplace(def.id, attached_returns_uncached(def)).first->second;
+  }
+  mutable std::unordered_map<const void*, std::vector<bool>> attached_returns_;
+  std::vector<bool> attached_returns_uncached(TSNode def) const {
     auto values = m_.returned_values(def);
     if (values.empty()) return {};
     std::vector<bool> out;
@@ -2756,7 +2896,7 @@ class Builder {
       auto a = positional_args(e);
       return !a.empty() && host_creation(a[0], s, factory, casts_only, depth + 1);
     }
-    if (kFactories.count(*q) || kLegacyConstructors.count(*q)) {
+    if (kFactories.count(*q) || host_legacy_constructor(*q)) {
       if (!is_null(keyword_arg(e, "device", src_))) return false;
       // torch.tensor(t) of a tensor copies it on t's device (torch/_torch_docs.py, torch.tensor:
       // "device ... if None and data is a tensor then the device of data is used"): of a model's
@@ -2823,9 +2963,10 @@ class Builder {
   }
 
   // True when the move `move`, inside statement `stmt`, runs whenever `stmt` runs: every
-  // `a if c else b` on the way has a condition whose values (through the file's call sites,
-  // `use_gpu=True` never passed False) all pick the move's side. Any other way to skip it
-  // (`and`/`or`, a lambda, a comprehension) or an undecidable condition: false.
+  // `a if c else b` on the way has a condition whose values (constant_truth through
+  // evaluate: the file's call sites, `use_gpu=True` never passed False) all pick the move's
+  // side. Any other way to skip it (`and`/`or`, a lambda, a comprehension) or an undecidable
+  // condition: false.
   bool move_unconditional(TSNode move, TSNode stmt, const Scope* s) const {
     TSNode child = move;
     for (TSNode p = m_.parent(move); !is_null(p) && !same(child, stmt); child = p, p = m_.parent(p)) {
@@ -2836,20 +2977,7 @@ class Builder {
       if (!is(p, "conditional_expression")) continue;
       auto parts = named_children(p);  // [consequence, condition, alternative]
       if (parts.size() != 3 || same(child, parts[1])) return false;
-      auto vs = m_.evaluate(parts[1], s);
-      std::optional<bool> truth;
-      for (const Value& v : vs) {
-        bool b;
-        switch (v.kind) {
-          case Value::Kind::Bool: b = v.b; break;
-          case Value::Kind::Int: b = v.i != 0; break;
-          case Value::Kind::Str: b = !v.s.empty(); break;
-          case Value::Kind::None: b = false; break;
-          default: return false;
-        }
-        if (truth && *truth != b) return false;
-        truth = b;
-      }
+      auto truth = constant_truth(parts[1], s, 0, /*literals_only=*/false);
       if (!truth || *truth != same(child, parts[0])) return false;
     }
     return true;
@@ -2937,6 +3065,7 @@ class Builder {
     f.expression = {start(creation), end(creation)};
     auto q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
+    f.legacy_constructor = q && host_legacy_constructor(*q);
     f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
@@ -2966,12 +3095,12 @@ class Builder {
       if (meth == "type") {
         // A CUDA tensor type: a copy to the GPU (and a cast): reported without a fix.
         auto a = positional_args(c);
-        auto tq = a.size() == 1 ? m_.qualified_name(a[0], s) : std::nullopt;
-        if (!tq || !starts_with(*tq, "torch.cuda.")) continue;
+        if (a.size() != 1 || !cuda_tensor_type(m_.qualified_name(a[0], s))) continue;
         CreatedThenMoved f;
         f.expression = {start(c), end(c)};
         auto q = m_.callee_name(factory, s);
         f.factory = q ? *q : std::string(t(field(factory, "function")));
+        f.legacy_constructor = q && host_legacy_constructor(*q);
         facts_.created_then_moved.push_back(std::move(f));
         continue;
       }
@@ -2993,6 +3122,7 @@ class Builder {
       f.expression = {start(c), end(c)};
       auto q = m_.callee_name(factory, s);
       f.factory = q ? *q : std::string(t(field(factory, "function")));
+      f.legacy_constructor = q && host_legacy_constructor(*q);
       if (simple) {
         f.fix = device_argument_fix(factory, s, *device);
         if (!f.fix.empty()) f.fix.push_back({end(r), end(c), ""});

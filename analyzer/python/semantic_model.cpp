@@ -37,6 +37,15 @@ bool parse_int(std::string_view t, int64_t* out) {
 const char* kTorchFamily[] = {"torch", "torchvision", "lightning", "pytorch_lightning",
                               "transformers", "accelerate", "timm", "torchaudio", "torchtext"};
 
+// True when module `q` ("torch.nn", "pytorch_lightning") is torch or a torch-based package.
+bool torch_family(std::string_view q) {
+  for (const char* fam : kTorchFamily) {
+    std::string_view f(fam);
+    if (q.compare(0, f.size(), f) == 0 && (q.size() == f.size() || q[f.size()] == '.')) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string canonical_name(std::string n) {
@@ -60,6 +69,26 @@ std::string canonical_name(std::string n) {
 
 bool is_cuda_device(const Value& v) {
   return v.kind == Value::Kind::Str && v.s.compare(0, 4, "cuda") == 0;
+}
+
+std::optional<LegacyTensorType> legacy_tensor_type(std::string_view q) {
+  // torch/__init__.py's legacy typed constructors (torch.FloatTensor ...) and their CUDA twins
+  // in torch/cuda/__init__.py; torch.Tensor is the default (CPU, float) type.
+  static const std::set<std::string_view> kTypes = {
+      "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
+      "ShortTensor", "IntTensor",    "LongTensor", "BoolTensor"};
+  LegacyTensorType t;
+  if (q == "torch.Tensor") return t;
+  if (q.rfind("torch.cuda.", 0) == 0) {
+    t.cuda = true;
+    q.remove_prefix(11);
+  } else if (q.rfind("torch.", 0) == 0) {
+    q.remove_prefix(6);
+  } else {
+    return std::nullopt;
+  }
+  if (!kTypes.count(q)) return std::nullopt;
+  return t;
 }
 
 // --------------------------------------------------------------------------------------
@@ -93,11 +122,7 @@ struct SemanticModel::Builder {
 
   void note_import(const std::string& q) {
     m.imported_.push_back(q);
-    for (const char* fam : kTorchFamily) {
-      std::string_view f(fam);
-      if (q.compare(0, f.size(), f) == 0 && (q.size() == f.size() || q[f.size()] == '.'))
-        m.imports_torch_ = true;
-    }
+    if (torch_family(q)) m.imports_torch_ = true;
   }
 
   // Binds the names of an assignment / for target. `value` is the RHS (or iterable).
@@ -132,15 +157,26 @@ struct SemanticModel::Builder {
       for (auto ch : named_children(target)) bind_target(s, ch, TSNode{}, Binding::Kind::Other, stmt, -1);
     } else if (t == "attribute") {
       TSNode attr = field(target, "attribute");
-      if (!is_null(attr) && !is_null(value) && unpack_index < 0)
-        m.attribute_stores_[std::string(text(attr, src))].emplace_back(value, s);
-      else if (!is_null(attr))
-        m.attribute_stores_[std::string(text(attr, src))].emplace_back(TSNode{}, s);
+      if (!is_null(attr)) {
+        SemanticModel::AttributeStore st;
+        if (!is_null(value) && unpack_index < 0) st.value = value;
+        st.scope = s;
+        TSNode obj = unparen(field(target, "object"));
+        if (is(obj, "identifier") && text(obj, src) == "self") st.self_class = enclosing_class(s);
+        m.attribute_stores_[std::string(text(attr, src))].push_back(st);
+      }
     } else if (t == "subscript") {
       TSNode base = unparen(field(target, "value"));
       if (is(base, "identifier"))
         m.dict_writes_[{s, std::string(text(base, src))}].push_back(stmt);
     }
+  }
+
+  // The class whose method (or a function nested in one) `s` is; null outside classes.
+  static const Scope* enclosing_class(const Scope* s) {
+    for (; s; s = s->parent)
+      if (s->kind == Scope::Kind::Class) return s;
+    return nullptr;
   }
 
   void bind_params(Scope* fs, TSNode fn, TSNode params) {
@@ -519,22 +555,7 @@ std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scop
       std::string_view name = text(expr, src_);
       const Scope* fs = nullptr;
       const auto* bs = lookup(name, scope, &fs);
-      if (!bs) {
-        // Python's builtins win over star imports in practice (no one re-exports enumerate).
-        static const std::set<std::string_view> kBuiltins = {
-            "enumerate", "iter", "next", "zip", "range", "len", "list", "tuple", "dict", "set",
-            "float", "int", "str", "bool", "print", "sum", "min", "max", "map", "filter",
-            "sorted", "isinstance", "getattr", "setattr", "hasattr", "type", "super", "open",
-            "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed"};
-        if (kBuiltins.count(name)) return "builtins." + std::string(name);
-        const Scope* ms = module_scope();
-        // `from utils import *` re-exporting `torch` in a file that imports torch's submodules
-        // itself (`import torch.nn as nn`): the name `torch` is the torch package.
-        if (name == "torch" && imports_torch_ && !ms->star_imports.empty()) return "torch";
-        if (ms->star_imports.size() == 1) return ms->star_imports[0] + "." + std::string(name);
-        if (!ms->star_imports.empty()) return std::nullopt;
-        return "builtins." + std::string(name);
-      }
+      if (!bs) return unbound_name(name);
       std::optional<std::string> q;
       bool all_imports = true, all_defs = true;
       for (const auto& b : *bs) {
@@ -567,6 +588,33 @@ std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scop
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+std::optional<std::string> SemanticModel::unbound_name(std::string_view name) const {
+  // Python's builtins win over star imports in practice (no one re-exports enumerate).
+  static const std::set<std::string_view> kBuiltins = {
+      "enumerate", "iter", "next", "zip", "range", "len", "list", "tuple", "dict", "set",
+      "float", "int", "str", "bool", "print", "sum", "min", "max", "map", "filter",
+      "sorted", "isinstance", "getattr", "setattr", "hasattr", "type", "super", "open",
+      "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed"};
+  if (kBuiltins.count(name)) return "builtins." + std::string(name);
+  const Scope* ms = module_scope();
+  // `torch` given by `from utils import *` (a file that imports only torch's submodules itself,
+  // `import torch.nn as nn`). The binding is the star import: it binds every public global of
+  // the star-imported module, which gpulint does not read. Here the spelling is the fact: the
+  // statement that binds a module global named `torch` is `import torch` / `import
+  // torch.<sub>` (Python's import binds the top-level package's name), so that global is the
+  // torch package. Only a star import of a module outside torch's family can give it: torch,
+  // torchvision, lightning, transformers ... declare `__all__` without `torch`, so after
+  // `from torch import *` alone the name is unbound (undecided here).
+  if (name == "torch" && !ms->star_imports.empty()) {
+    for (const auto& m : ms->star_imports)
+      if (!torch_family(m)) return "torch";
+    return std::nullopt;
+  }
+  if (ms->star_imports.size() == 1) return ms->star_imports[0] + "." + std::string(name);
+  if (!ms->star_imports.empty()) return std::nullopt;
+  return "builtins." + std::string(name);
 }
 
 std::optional<std::string> SemanticModel::callee_name(TSNode call, const Scope* scope) const {
@@ -638,12 +686,10 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     // torch.device("cuda:0" if ... else "cpu")` in __init__); unknown when one store is.
     TSNode obj = unparen(field(e, "object"));
     if (is(obj, "identifier") && text(obj, src_) == "self") {
-      auto it = attribute_stores_.find(std::string(text(field(e, "attribute"), src_)));
-      if (it == attribute_stores_.end()) return unknown();
       std::vector<Value> out;
-      for (const auto& [value, scope] : it->second) {
-        if (is_null(value)) return unknown();
-        add_all(out, evaluate(value, scope, depth + 1));
+      for (const AttributeStore* st : self_attribute_stores(text(field(e, "attribute"), src_), s)) {
+        if (is_null(st->value)) return unknown();
+        add_all(out, evaluate(st->value, st->scope, depth + 1));
       }
       return out.empty() ? unknown() : out;
     }
@@ -775,9 +821,9 @@ std::vector<Value> SemanticModel::evaluate_argparse(TSNode attr, const Scope* s,
   }
   auto st = attribute_stores_.find(name);
   if (st != attribute_stores_.end()) {
-    for (const auto& [value, scope] : st->second) {
-      if (is_null(value)) return unknown();
-      add_all(out, evaluate(value, scope, depth + 1));
+    for (const AttributeStore& a : st->second) {
+      if (is_null(a.value)) return unknown();
+      add_all(out, evaluate(a.value, a.scope, depth + 1));
     }
   }
   return out.empty() ? unknown() : out;
@@ -997,6 +1043,15 @@ ArgumentFact SemanticModel::bind_argument(TSNode call, const Signature& sig, std
 // Origins and call sites
 // --------------------------------------------------------------------------------------
 std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int depth) const {
+  // The outermost origins query (whatever its entry point) gives unpacked_return_origins its
+  // budget of expansions for the whole query.
+  struct Query {
+    int& active;
+    Query(int& a, int& budget) : active(a) {
+      if (active++ == 0) budget = kMaxUnpackExpansions;
+    }
+    ~Query() { --active; }
+  } query{origins_active_, unpack_budget_};
   std::vector<Origin> out;
   if (is_null(expr) || depth > kMaxDepth) return out;
   expr = unparen(expr);
@@ -1099,13 +1154,11 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   if (is(expr, "attribute")) {
     TSNode obj = unparen(field(expr, "object"));
     if (is(obj, "identifier") && text(obj, src_) == "self") {
-      auto it = attribute_stores_.find(std::string(text(field(expr, "attribute"), src_)));
-      if (it != attribute_stores_.end())
-        for (const auto& [v, sc] : it->second) {
-          if (is_null(v)) continue;
-          auto sub = origins(v, sc, depth + 1);
-          out.insert(out.end(), sub.begin(), sub.end());
-        }
+      for (const AttributeStore* st : self_attribute_stores(text(field(expr, "attribute"), src_), scope)) {
+        if (is_null(st->value)) continue;
+        auto sub = origins(st->value, st->scope, depth + 1);
+        out.insert(out.end(), sub.begin(), sub.end());
+      }
       return out;
     }
   }
@@ -1129,9 +1182,20 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
 
 std::vector<Origin> SemanticModel::unpacked_return_origins(const Binding& b, int depth) const {
   std::vector<Origin> out;
-  // Shallow only: `model, acc = train(model)` would otherwise re-enter this binding through the
-  // parameter's call sites at every level (exponential in kMaxDepth: 3.5 s on one real script).
-  if (depth >= 3) return out;
+  // `model, acc = train(model)` re-enters this binding through the parameter's call sites:
+  // a binding already being expanded is not expanded again, and one origins query may expand at most kMaxUnpackExpansions
+  // bindings (distinct bindings reached along many paths would otherwise multiply: 3.5 s on
+  // one real script before either bound). The caller falls back to the call itself as the
+  // origin when this answers nothing, so a cut-off stays undecided rather than wrong.
+  if (std::find(unpacking_.begin(), unpacking_.end(), b.target.id) != unpacking_.end()) return out;
+  if (origins_active_ == 0 && unpacking_.empty()) unpack_budget_ = kMaxUnpackExpansions;  // called directly
+  if (unpack_budget_ <= 0) return out;
+  --unpack_budget_;
+  unpacking_.push_back(b.target.id);
+  struct Pop {
+    std::vector<const void*>& v;
+    ~Pop() { v.pop_back(); }
+  } pop{unpacking_};
   TSNode call = unparen(b.value);
   if (!is(call, "call") || is_null(b.target) || !is(b.stmt, "assignment")) return out;
   // Only a name of the assignment's own pattern (`a, (b, c) = f()` gives nested names an
@@ -1181,6 +1245,58 @@ std::vector<TSNode> SemanticModel::returned_values(TSNode def) const {
 const Scope* SemanticModel::function_scope(TSNode def) const {
   auto it = scope_by_node_.find(def.id);
   return it == scope_by_node_.end() ? nullptr : it->second;
+}
+
+std::vector<const Scope*> SemanticModel::base_class_scopes(const Scope* cls) const {
+  std::vector<const Scope*> out;
+  std::vector<const Scope*> todo{cls};
+  // Bounded: at most 32 classes (a hierarchy deeper than that is left partly unexplored, and a
+  // cycle through rebound names ends on the visited check).
+  for (std::size_t i = 0; i < todo.size() && out.size() < 32; ++i) {
+    const Scope* c = todo[i];
+    if (!c || c->kind != Scope::Kind::Class || is_null(c->node)) continue;
+    TSNode sup = field(c->node, "superclasses");
+    if (is_null(sup)) continue;
+    const Scope* around = c->parent;
+    for_each_named_child(sup, [&](TSNode b) {
+      b = unparen(b);
+      if (!is(b, "identifier")) return;
+      const auto* bs = lookup(text(b, src_), around);
+      if (!bs || bs->empty()) return;
+      for (const auto& x : *bs)
+        if (x.kind != Binding::Kind::Class) return;
+      for (const auto& x : *bs) {
+        auto it = scope_by_node_.find(x.function.id);
+        if (it == scope_by_node_.end()) continue;
+        const Scope* base = it->second;
+        if (base == cls || std::find(out.begin(), out.end(), base) != out.end()) continue;
+        out.push_back(base);
+        todo.push_back(base);
+      }
+    });
+  }
+  return out;
+}
+
+std::vector<const SemanticModel::AttributeStore*> SemanticModel::self_attribute_stores(
+    std::string_view attr, const Scope* scope) const {
+  std::vector<const AttributeStore*> out;
+  auto it = attribute_stores_.find(std::string(attr));
+  if (it == attribute_stores_.end()) return out;
+  const Scope* reader = scope;
+  while (reader && reader->kind != Scope::Kind::Class) reader = reader->parent;
+  std::vector<const Scope*> bases = reader ? base_class_scopes(reader) : std::vector<const Scope*>{};
+  for (const AttributeStore& st : it->second) {
+    bool visible = !reader || !st.self_class || st.self_class == reader ||
+                   std::find(bases.begin(), bases.end(), st.self_class) != bases.end();
+    if (!visible) {
+      // A subclass's store: `self` in the reader's method may be an instance of it.
+      auto up = base_class_scopes(st.self_class);
+      visible = std::find(up.begin(), up.end(), reader) != up.end();
+    }
+    if (visible) out.push_back(&st);
+  }
+  return out;
 }
 
 TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) const {

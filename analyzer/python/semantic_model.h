@@ -102,6 +102,14 @@ class SemanticModel {
   /// unbound builtin; "local.Net" for a class or function defined in this file.
   /// nullopt when it cannot be decided. Aliases of moved modules are canonicalised.
   std::optional<std::string> qualified_name(TSNode expr, const Scope* scope) const;
+  /// The qualified name of `name` where no binding of this file gives it (a global the
+  /// module reads without assigning): "builtins.len" for a builtin; what the module's star
+  /// imports provide ("config.device" after `from config import *` alone; "torch" for `torch`
+  /// when a module outside torch's family is star-imported, nullopt when only torch-family
+  /// packages are, as they do not export the name);
+  /// "builtins.<name>" when the module has no star import (a NameError at run time); nullopt
+  /// when several star imports could provide it.
+  std::optional<std::string> unbound_name(std::string_view name) const;
   /// Qualified name of a call's callee.
   std::optional<std::string> callee_name(TSNode call, const Scope* scope) const;
 
@@ -135,9 +143,12 @@ class SemanticModel {
   /// For a name bound by unpacking a call of this file's function (`train_loader, test_loader =
   /// load_data()`): the origins of the element at the name's position in every `return a, b`
   /// of that function. Empty when a return is not a tuple of the pattern's arity, the name sits
-  /// in a nested pattern, the callee is not a function of this file, or `depth` (the origins
-  /// query's recursion depth) is 3 or more.
+  /// in a nested pattern, the callee is not a function of this file, the binding is already
+  /// being expanded by an enclosing query (a cycle: `model, acc = train(model)`), or the
+  /// origins query it serves has already expanded kMaxUnpackExpansions bindings. `depth`: the
+  /// origins query's recursion depth (origins stops at its own limit).
   std::vector<Origin> unpacked_return_origins(const Binding& b, int depth = 0) const;
+  static constexpr int kMaxUnpackExpansions = 64;
 
   /// The scope of a function's body; null when `function_definition` is not one of this file's.
   const Scope* function_scope(TSNode function_definition) const;
@@ -168,6 +179,12 @@ class SemanticModel {
   std::vector<TSNode> calls_;
   std::vector<TSNode> loops_;
   std::vector<TSNode> ifs_;
+  /// unpacked_return_origins: the bindings being expanded (innermost last), how many more
+  /// expansions the current origins query may make, and how many origins calls are running
+  /// (0: the next one starts a query).
+  mutable std::vector<const void*> unpacking_;
+  mutable int unpack_budget_ = 0;
+  mutable int origins_active_ = 0;
   /// parent() memo: node id -> parent, filled for each ancestor a descent passes through.
   mutable std::unordered_map<const void*, TSNode> parent_memo_;
   std::vector<std::string> imported_;
@@ -182,8 +199,26 @@ class SemanticModel {
   /// `parser.add_argument(...)` calls: dest -> default value expressions (null: no default).
   struct ArgparseArg { TSNode default_value{}; const Scope* scope = nullptr; bool store_true = false; bool store_false = false; };
   std::map<std::string, std::vector<ArgparseArg>> argparse_;
-  /// Attribute stores `X.attr = v`: (attr) -> (value, scope). Used for `self.x` and `args.x`.
-  std::map<std::string, std::vector<std::pair<TSNode, const Scope*>>> attribute_stores_;
+  /// One attribute store `X.attr = v`.
+  struct AttributeStore {
+    TSNode value{};               ///< null when the value is unknown (unpacked, augmented)
+    const Scope* scope = nullptr; ///< where `v` is evaluated
+    /// For `self.attr = v` in a method of a class (or a function nested in one): that class's
+    /// scope. Null for any other object (`args.x = v`, `model.device = d`).
+    const Scope* self_class = nullptr;
+  };
+  /// Attribute stores by attribute name. Used for `self.x` (through self_attribute_stores) and
+  /// `args.x`.
+  std::map<std::string, std::vector<AttributeStore>> attribute_stores_;
+  /// The stores a read of `self.<attr>` in `scope` can see: the `self` stores of the reading
+  /// method's class, of its base classes defined in this file (inherited) and of its subclasses
+  /// defined in this file (`self` in a base-class method may be a subclass instance), and every
+  /// store through another object. Outside a class (no enclosing class scope), every store.
+  std::vector<const AttributeStore*> self_attribute_stores(std::string_view attr,
+                                                           const Scope* scope) const;
+  /// The class scopes of the in-file base classes of class scope `cls`, transitively (a base
+  /// named by an identifier bound only to a class of this file; others are not followed).
+  std::vector<const Scope*> base_class_scopes(const Scope* cls) const;
   /// Calls by callee identifier text, for call-site lookup.
   std::unordered_map<std::string, std::vector<TSNode>> calls_by_name_;
 };
@@ -194,5 +229,19 @@ std::string canonical_name(std::string name);
 
 /// True when `v` is a string naming a CUDA device ("cuda", "cuda:1").
 bool is_cuda_device(const Value& v);
+
+/// A tensor type of torch's legacy typed-constructor API, named by a qualified name.
+struct LegacyTensorType {
+  /// torch.cuda.FloatTensor & co. (torch/cuda/__init__.py): constructing one allocates on the
+  /// current CUDA device, and `x.type(torch.cuda.FloatTensor)` copies `x` there. False for the
+  /// host types (torch.FloatTensor & co., torch.Tensor: torch/__init__.py's "legacy tensor
+  /// constructors"), which allocate on the CPU and take no `device=`.
+  bool cuda = false;
+};
+/// The legacy tensor type `qualified` names (a canonical qualified name, as
+/// SemanticModel::qualified_name gives it): "torch.LongTensor" -> host, "torch.cuda.HalfTensor"
+/// -> CUDA, "torch.Tensor" -> host. nullopt for anything else ("torch.tensor",
+/// "torch.cuda.FloatStorage", "torch.cuda.current_device", "mylib.FloatTensor").
+std::optional<LegacyTensorType> legacy_tensor_type(std::string_view qualified);
 
 }  // namespace gpulint::python
