@@ -709,15 +709,15 @@ int Confirm::prepare() {
   if (!checked) return kExitError;
   FileSettings settings = std::move(*checked);
   FileReport report = analyze_python(*src_, settings);
-  FileSettings s = settings;
   if (report.not_analysed) rep_.notes.push_back("the script was not analysed: " + *report.not_analysed);
   if (report.syntax_error)
     rep_.notes.push_back(fmt::format("the script has {} syntax error(s); findings may be missing",
                                      report.syntax_error->error_count));
 
   if (int rc = plan_variants(report, [&]() -> std::optional<std::string> {
-        FixResult all = fix_source(*src_, report, true,
-                                   [&s](const SourceFile& f) { return analyze_python(f, s); });
+        FixResult all = fix_source(*src_, report, true, [&settings](const SourceFile& f) {
+          return analyze_python(f, settings);
+        });
         if (!all.changed || all.error) return std::nullopt;
         return all.text;
       });
@@ -1146,7 +1146,7 @@ int Confirm::set_up_cpp() {
       err_ << "error: " << error << "\n";
       return kExitError;
     }
-    if (i == 0) rep_.not_copied = skipped;
+    if (i == 0) rep_.not_copied = std::move(skipped);
     variant_paths_.push_back(dir);
   }
   if (!rep_.not_copied.empty()) {
@@ -1380,10 +1380,10 @@ int Confirm::run_all() {
           return kExitInterrupted;
         }
       }
-      bool ok = e.ok;
-      std::string message = e.message, tail = e.stderr_tail, status = e.status;
       v.runs.push_back(std::move(e));
-      if (ok) continue;
+      const RunEntry& done = v.runs.back();
+      if (done.ok) continue;
+      const std::string &message = done.message, &tail = done.stderr_tail, &status = done.status;
       failed_ = true;
       std::string when = warmup ? std::string("warm-up run") : fmt::format("round {}", round);
       std::string text = fmt::format("{} ({}): {}", v.name, when, message);

@@ -334,7 +334,7 @@ json report_json(const ConfirmReport& r) {
   json gpus = json::array();
   for (const auto& g : r.gpus)
     gpus.push_back(json{{"index", g.index}, {"name", g.name}, {"memory_total", g.memory_total}});
-  j["gpu_sampling"] = json{{"nvml", r.nvml}, {"status", r.gpu_status}, {"gpus", gpus},
+  j["gpu_sampling"] = json{{"nvml", r.nvml}, {"status", r.gpu_status}, {"gpus", std::move(gpus)},
                            {"interval_s", r.sample_interval_s}};
   j["device"] = json{{"device", r.device},
                      {"gpu_name", r.gpu_name ? json(*r.gpu_name) : json(nullptr)},
@@ -357,7 +357,7 @@ json report_json(const ConfirmReport& r) {
         {"verdict", f.judgement ? json(std::string(to_string(f.judgement->verdict))) : json(nullptr)},
         {"judgement", judgement_json(f.judgement)}});
   }
-  j["findings"] = findings;
+  j["findings"] = std::move(findings);
   json variants = json::array();
   for (const VariantEntry& v : r.variants) {
     json runs = json::array();
@@ -425,7 +425,7 @@ json report_json(const ConfirmReport& r) {
                             {"failure", v.failure.empty() ? json(nullptr) : json(v.failure)},
                             {"stats", stats_json(v.stats)},
                             {"speed", judgement_json(v.speed)},
-                            {"runs", runs}});
+                            {"runs", std::move(runs)}});
     if (r.language == "cpp") {
       const WholeRunStats& w = v.whole;
       json& last = variants.back();
@@ -445,7 +445,7 @@ json report_json(const ConfirmReport& r) {
           {"peak_gpu_median", opt(w.peak_gpu_median)}};
     }
   }
-  j["variants"] = variants;
+  j["variants"] = std::move(variants);
   j["notes"] = r.notes;
   j["errors"] = r.errors;
   j["interrupted"] = r.interrupted;
