@@ -86,14 +86,6 @@ struct FileReport {
 /// Analyses a Python file (C++ files go through analyzer/cpp). Never throws on bad input.
 FileReport analyze_python(const SourceFile& source, const FileSettings& settings);
 
-/// The same analysis on a tree the caller already parsed (the LSP server keeps one tree per
-/// document and re-parses it incrementally with ts_tree_edit). `tree` must be a
-/// tree-sitter-python tree of exactly `source.text()` (BOM removed); nullptr gives an empty
-/// report. The result is identical to analyze_python(source, settings). Never throws on bad
-/// input; the tree is only read, so one tree may be analysed from one thread at a time.
-FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
-                               const FileSettings& settings);
-
 /// What analyze_python_tree computed on the way to its report, for a caller that re-lints the
 /// same document after an edit (the LSP server's comment-only re-lint, analyzer/lsp/relint.h).
 struct PythonAnalysisDetail {
@@ -106,9 +98,16 @@ struct PythonAnalysisDetail {
   std::vector<Comment> comments;
 };
 
-/// analyze_python_tree, also filling `detail` (not null). Same report.
+/// The same analysis on a tree the caller already parsed (the LSP server keeps one tree per
+/// document and re-parses it incrementally with ts_tree_edit). `tree` must be a
+/// tree-sitter-python tree of exactly `source.text()` (BOM removed); nullptr gives an empty
+/// report. The result is identical to analyze_python(source, settings). When `detail` is not
+/// null it is reset and then filled with what the analysis computed on the way (the report is
+/// the same either way). Never throws on bad input; the tree is only read, so one tree may be
+/// analysed from one thread at a time.
 FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
-                               const FileSettings& settings, PythonAnalysisDetail* detail);
+                               const FileSettings& settings,
+                               PythonAnalysisDetail* detail = nullptr);
 
 /// The last step of a Python analysis: removes the `diagnostics` (the rules' output) that
 /// `comments` suppress (apply_python_suppressions, counted in report.suppressed) and stores the
