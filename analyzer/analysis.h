@@ -41,8 +41,14 @@ bool selector_is_known(std::string_view selector);
 /// Rule selectors from repeated, comma-separated command-line values: {"DL001, DL", "MEM"} →
 /// {"DL001", "DL", "MEM"}; each piece trimmed of blanks and tabs, empty pieces dropped.
 std::vector<std::string> split_selectors(const std::vector<std::string>& raw);
+/// What is wrong with a `selector` that names no known rule, one clause without a prefix or a
+/// newline: "unknown rule selector `X` (expected ALL, a rule code such as DL001, or a prefix
+/// such as DL)". The config file's error (with its file, line and key) and the LSP server's
+/// settings message are built on it.
+std::string unknown_selector_message(std::string_view selector);
 /// The error line (ending in a newline) for a selector given with `flag` (e.g. "--select") that
-/// names no known rule; every command that takes selectors reports typos with it.
+/// names no known rule: "error: FLAG: " and unknown_selector_message(selector); every command
+/// that takes selectors on its command line reports typos with it.
 std::string unknown_selector_message(std::string_view flag, std::string_view selector);
 
 /// Everything that decides the analysis of one file (resolved config + CLI overrides).
