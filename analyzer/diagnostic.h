@@ -16,6 +16,9 @@ std::string_view to_string(Severity s);
 /// change behaviour (spawns processes, moves data between devices) and needs --unsafe-fixes.
 enum class Applicability { Safe, Unsafe, DisplayOnly };
 std::string_view to_string(Applicability a);  // "safe", "unsafe", "display-only"
+/// The applicability whose to_string is `name` (what the json output writes in
+/// fix.applicability); nullopt for any other text.
+std::optional<Applicability> parse_applicability(std::string_view name);
 
 /// How sure the rule is. Low-confidence diagnostics are still reported (with a lower severity
 /// or an explanation in the message); rules that cannot decide emit nothing.

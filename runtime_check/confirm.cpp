@@ -393,11 +393,11 @@ std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view js
     if (d.contains("fix") && d["fix"].is_object()) {
       const json& f = d["fix"];
       Fix fix;
-      std::string app = f.value("applicability", std::string("safe"));
-      if (app == "safe") fix.applicability = Applicability::Safe;
-      else if (app == "unsafe") fix.applicability = Applicability::Unsafe;
-      else if (app == "display-only") fix.applicability = Applicability::DisplayOnly;
-      else return fail(fmt::format("the {} finding's fix has applicability \"{}\"", diag.code, app));
+      std::string app = f.value("applicability", std::string(to_string(Applicability::Safe)));
+      std::optional<Applicability> level = parse_applicability(app);
+      if (!level)
+        return fail(fmt::format("the {} finding's fix has applicability \"{}\"", diag.code, app));
+      fix.applicability = *level;
       if (f.contains("message") && f["message"].is_string()) fix.message = f["message"].get<std::string>();
       if (f.contains("edits")) {
         if (!f["edits"].is_array()) return fail(fmt::format("the {} finding's fix edits are not an array", diag.code));

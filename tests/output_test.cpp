@@ -125,6 +125,16 @@ TEST(Output, JsonMatchesRuffSchema) {
   EXPECT_EQ(nlohmann::json::parse(empty.str()), nlohmann::json::array());
 }
 
+TEST(Output, ApplicabilityNamesRoundTrip) {
+  // One table: what the json output writes is what --diagnostics readers parse back.
+  for (Applicability a : {Applicability::Safe, Applicability::Unsafe, Applicability::DisplayOnly})
+    EXPECT_EQ(parse_applicability(to_string(a)), a) << to_string(a);
+  EXPECT_EQ(to_string(Applicability::DisplayOnly), "display-only");
+  EXPECT_FALSE(parse_applicability("Safe"));
+  EXPECT_FALSE(parse_applicability("sometimes"));
+  EXPECT_FALSE(parse_applicability(""));
+}
+
 TEST(Output, Statistics) {
   Fixture f;
   f.diags.push_back(f.diags[1]);
