@@ -282,34 +282,17 @@ bool write_file_in_copy(const fs::path& copy_root, const fs::path& rel, std::str
 
 namespace {
 
-// Byte offset of 1-based `row` and code-point `column` in `src`; nullopt when outside it.
-std::optional<uint32_t> offset_of(const SourceFile& src, long row, long column) {
-  if (row < 1 || column < 1) return std::nullopt;
-  auto line = static_cast<std::size_t>(row - 1);
-  if (line >= src.line_count()) {
-    // One past the last line: the end of a text that ends with a newline.
-    if (line == src.line_count() && column == 1) return static_cast<uint32_t>(src.text().size());
-    return std::nullopt;
-  }
-  std::string_view text = src.line_text(static_cast<uint32_t>(line));
-  uint32_t start = src.line_start(static_cast<uint32_t>(line));
-  long want = column - 1;  // code points before the position (column == length + 1: end)
-  std::size_t i = 0;
-  for (long cp = 0; cp < want; ++cp) {
-    if (i >= text.size()) return std::nullopt;
-    ++i;
-    while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
-  }
-  return start + static_cast<uint32_t>(i);
-}
-
 std::optional<uint32_t> location_offset(const SourceFile& src, const nlohmann::json& loc) {
   if (!loc.is_object()) return std::nullopt;
   auto row = loc.find("row"), col = loc.find("column");
   if (row == loc.end() || col == loc.end() || !row->is_number_integer() ||
       !col->is_number_integer())
     return std::nullopt;
-  return offset_of(src, row->get<long>(), col->get<long>());
+  // 1-based row and code-point column (Ruff's json), SourceFile's LineCol is 0-based.
+  auto row1 = row->get<int64_t>(), col1 = col->get<int64_t>();
+  if (row1 < 1 || col1 < 1 || row1 > UINT32_MAX || col1 > UINT32_MAX) return std::nullopt;
+  return src.offset_from_codepoint(
+      LineCol{static_cast<uint32_t>(row1 - 1), static_cast<uint32_t>(col1 - 1)});
 }
 
 // How many trailing path components `a` and `b` share.
