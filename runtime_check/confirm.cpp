@@ -295,16 +295,22 @@ std::optional<uint32_t> location_offset(const SourceFile& src, const nlohmann::j
       LineCol{static_cast<uint32_t>(row1 - 1), static_cast<uint32_t>(col1 - 1)});
 }
 
-// How many trailing path components `a` and `b` share.
-std::size_t common_tail(const fs::path& a, const fs::path& b) {
-  std::vector<std::string> x, y;
-  for (const auto& p : a) x.push_back(p.string());
-  for (const auto& p : b) y.push_back(p.string());
-  std::size_t n = 0;
-  while (n < x.size() && n < y.size() && x[x.size() - 1 - n] == y[y.size() - 1 - n] &&
-         !x[x.size() - 1 - n].empty() && x[x.size() - 1 - n] != "/")
-    ++n;
-  return n;
+// `p` made absolute against the working directory and canonical: symbolic links resolved
+// as far as the path exists, then lexically normal (weakly_canonical); the lexically normal
+// absolute path when even that fails.
+fs::path canonical_path(const fs::path& p) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(p, ec);
+  if (ec) abs = p;
+  fs::path c = fs::weakly_canonical(abs, ec);
+  return ec ? abs.lexically_normal() : c.lexically_normal();
+}
+
+// True when the last components of `path` are those of `rel` (a relative path).
+bool ends_with_components(const fs::path& path, const fs::path& rel) {
+  std::vector<fs::path> a(path.begin(), path.end()), b(rel.begin(), rel.end());
+  if (b.empty() || b.size() >= a.size()) return false;
+  return std::equal(b.rbegin(), b.rend(), a.rbegin());
 }
 
 }  // namespace
@@ -312,6 +318,7 @@ std::size_t common_tail(const fs::path& a, const fs::path& b) {
 std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view json_text,
                                                              const SourceFile& src,
                                                              const fs::path& file,
+                                                             const fs::path& root,
                                                              std::vector<std::string>* notes,
                                                              std::string* error) {
   using nlohmann::json;
@@ -323,34 +330,57 @@ std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view js
   if (doc.is_discarded()) return fail("not valid JSON");
   if (!doc.is_array())
     return fail("not a JSON array (expected the output of `gpulint check --output-format json`)");
-  // Which filename of the report is `file`: the same path, else the longest common tail.
-  fs::path want = file.lexically_normal();
-  std::size_t best = 0;
-  std::set<std::string> best_names;
+  // Which filename of the report is `file`: the same canonical path; else, with `root`, a
+  // report made in another checkout of the project: a filename ending in the file's path
+  // inside the project.
+  const fs::path want = canonical_path(file);
+  fs::path inside;  // the file's path relative to the project's root; empty: none
+  if (!root.empty()) {
+    fs::path rel = want.lexically_relative(canonical_path(root));
+    if (!rel.empty() && *rel.begin() != "..") inside = rel;
+  }
+  std::set<std::string> same, moved, others;
   for (const json& d : doc) {
     if (!d.is_object() || !d.contains("filename") || !d["filename"].is_string())
       return fail("an entry without a \"filename\" string");
-    fs::path name = fs::path(d["filename"].get<std::string>()).lexically_normal();
-    std::size_t n = name == want ? std::numeric_limits<std::size_t>::max() : common_tail(name, want);
-    if (n == 0) continue;
-    if (n > best) {
-      best = n;
-      best_names.clear();
-    }
-    if (n == best) best_names.insert(name.string());
+    const std::string& name = d["filename"].get_ref<const std::string&>();
+    if (canonical_path(name) == want) same.insert(name);
+    else if (!inside.empty() && ends_with_components(fs::path(name).lexically_normal(), inside))
+      moved.insert(name);
+    else others.insert(name);
   }
-  if (best_names.size() > 1) {
+  auto listed = [](const std::set<std::string>& names) {
     std::string list;
-    for (const auto& n : best_names) list += (list.empty() ? "" : ", ") + n;
-    return fail(fmt::format("{} matches several files of the report equally well ({}): give the "
-                            "report of this file only",
-                            file.filename().string(), list));
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    return list;
+  };
+  std::set<std::string> chosen_names = same;
+  if (same.empty() && moved.size() > 1)
+    return fail(fmt::format("{} is not in the report, and several of its files end in {} "
+                            "({}): give the report of this file only",
+                            want.string(), inside.generic_string(), listed(moved)));
+  if (same.empty() && moved.size() == 1) {
+    chosen_names = moved;
+    if (notes)
+      notes->push_back(fmt::format("the report was made in another checkout: its {} is taken "
+                                   "as {} ({} inside the project)",
+                                   *moved.begin(), want.string(), inside.generic_string()));
+  }
+  if (chosen_names.empty()) {
+    // Another file of the same name: a report made elsewhere, not "no findings".
+    std::set<std::string> namesakes;
+    for (const auto& n : others)
+      if (fs::path(n).filename() == want.filename()) namesakes.insert(n);
+    if (!namesakes.empty())
+      return fail(fmt::format(
+          "the report has no entry for {}, only for {} (another file, or a checkout where its "
+          "path inside the project differs): make the report from this file "
+          "(`gpulint check {} --output-format json`)",
+          want.string(), listed(namesakes), file.filename().string()));
   }
   std::vector<Diagnostic> out;
-  if (best_names.empty()) return out;
-  const std::string& chosen = *best_names.begin();
   for (const json& d : doc) {
-    if (fs::path(d["filename"].get<std::string>()).lexically_normal().string() != chosen) continue;
+    if (!chosen_names.count(d["filename"].get<std::string>())) continue;
     Diagnostic diag;
     if (!d.contains("code") || !d["code"].is_string()) return fail("an entry without a \"code\"");
     diag.code = d["code"].get<std::string>();
@@ -888,7 +918,7 @@ int Confirm::prepare_cpp() {
     }
     std::string error;
     std::optional<std::vector<Diagnostic>> diags =
-        diagnostics_from_json(*text, *src_, script_abs_, &rep_.notes, &error);
+        diagnostics_from_json(*text, *src_, script_abs_, root_, &rep_.notes, &error);
     if (!diags) {
       err_ << fmt::format("error: --diagnostics {}: {}\n", o_.diagnostics_path, error);
       return kExitError;

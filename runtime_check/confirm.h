@@ -140,15 +140,20 @@ bool write_file_in_copy(const std::filesystem::path& copy_root, const std::files
 /// The diagnostics of `file` in the JSON array `gpulint check --output-format json` writes
 /// (Ruff's schema: filename, code, message, location/end_location {row, column} 1-based in
 /// code points, fix {applicability, message, edits[{content, location, end_location}]}),
-/// turned back into byte offsets of `src`. Entries are matched to `file` by their filename:
-/// the same absolute path, else the longest common tail of path components (the JSON may come
-/// from another machine's checkout); a tie between two different files is an error. Entries
-/// whose code is not a gpulint rule are left out with a note in *notes. nullopt with *error
-/// set when the text is not such JSON, or a location lies outside `src` (the JSON was made
-/// from another version of the file).
+/// turned back into byte offsets of `src`. Entries are matched to `file` by canonical path
+/// (symbolic links resolved, relative filenames taken against the working directory). When no
+/// entry is `file` and `root` (the project's top level, not empty) is given, a report made in
+/// another checkout of the project is accepted: entries whose filename ends in `file`'s path
+/// relative to `root` (all of its components, e.g. src/train.cpp) are taken, with a note in
+/// *notes; two such filenames are an error. No entry for `file` gives an empty vector, except
+/// when the report names another file of the same name (an error: it was made elsewhere).
+/// Entries whose code is not a gpulint rule are left out with a note in *notes. nullopt with
+/// *error set when the text is not such JSON, or a location lies outside `src` (the JSON was
+/// made from another version of the file).
 std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view json_text,
                                                              const SourceFile& src,
                                                              const std::filesystem::path& file,
+                                                             const std::filesystem::path& root,
                                                              std::vector<std::string>* notes,
                                                              std::string* error);
 

@@ -917,11 +917,31 @@ TEST(RuntimeConfirm, DiagnosticsFromCheckJson) {
   ASSERT_TRUE(src);
   std::vector<std::string> notes;
   std::string error;
-  // Made elsewhere: matched by the common tail of the path.
-  auto diags = diagnostics_from_json(cpp_report("/home/ci/checkout/src/train.cpp"), *src, file,
-                                     &notes, &error);
+  fs::path root = s.path() / "proj";
+  // Made here: the same canonical path, also through a symbolic link.
+  auto diags = diagnostics_from_json(cpp_report(file.string()), *src, file, root, &notes, &error);
+  ASSERT_TRUE(diags) << error;
+  EXPECT_EQ(diags->size(), 1u);
+  EXPECT_TRUE(notes.empty());
+  fs::create_directory_symlink(root, s.path() / "link");
+  diags = diagnostics_from_json(cpp_report((s.path() / "link" / "src" / "train.cpp").string()),
+                                *src, file, {}, &notes, &error);
+  ASSERT_TRUE(diags) << error;
+  EXPECT_EQ(diags->size(), 1u);
+  diags = diagnostics_from_json(
+      cpp_report((root / "src" / ".." / "src" / "train.cpp").string()), *src, file, {}, &notes,
+      &error);
+  ASSERT_TRUE(diags) << error;
+  EXPECT_EQ(diags->size(), 1u);
+  // Made in another checkout of the project: its path inside the project (src/train.cpp)
+  // matches, with a note saying so.
+  diags = diagnostics_from_json(cpp_report("/home/ci/checkout/src/train.cpp"), *src, file, root,
+                                &notes, &error);
   ASSERT_TRUE(diags) << error;
   ASSERT_EQ(diags->size(), 1u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("another checkout"), std::string::npos) << notes[0];
+  notes.clear();
   const gpulint::Diagnostic& d = (*diags)[0];
   EXPECT_EQ(d.code, "DL001");
   std::string text(kCppProgram);
@@ -930,27 +950,40 @@ TEST(RuntimeConfirm, DiagnosticsFromCheckJson) {
   EXPECT_EQ(d.fix->applicability, gpulint::Applicability::Unsafe);
   ASSERT_EQ(d.fix->edits.size(), 1u);
   EXPECT_EQ(text.substr(d.fix->edits[0].start, d.fix->edits[0].end - d.fix->edits[0].start), "64");
+  // Not without the project's root, and not a file of the same name elsewhere in a project
+  // (a common tail of one component is not this file): an error naming it.
+  EXPECT_FALSE(diagnostics_from_json(cpp_report("/home/ci/checkout/src/train.cpp"), *src, file,
+                                     {}, &notes, &error));
+  EXPECT_NE(error.find("/home/ci/checkout/src/train.cpp"), std::string::npos) << error;
+  EXPECT_FALSE(diagnostics_from_json(cpp_report("/home/ci/checkout/train.cpp"), *src, file, root,
+                                     &notes, &error));
+  EXPECT_NE(error.find("no entry for"), std::string::npos) << error;
   // Another file of the report only: nothing for this one.
-  diags = diagnostics_from_json(cpp_report("/x/other.cpp"), *src, file, &notes, &error);
+  diags = diagnostics_from_json(cpp_report("/x/other.cpp"), *src, file, root, &notes, &error);
   ASSERT_TRUE(diags);
   EXPECT_TRUE(diags->empty());
-  // Two files equally close: an error naming both.
+  // Two other checkouts: an error naming both.
   nlohmann::json two = nlohmann::json::parse(cpp_report("/a/src/train.cpp"));
   two.push_back(nlohmann::json::parse(cpp_report("/b/src/train.cpp"))[0]);
-  EXPECT_FALSE(diagnostics_from_json(two.dump(), *src, file, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json(two.dump(), *src, file, root, &notes, &error));
   EXPECT_NE(error.find("/a/src/train.cpp"), std::string::npos) << error;
+  // ... unless one of the entries is this very file.
+  two.push_back(nlohmann::json::parse(cpp_report(file.string()))[0]);
+  diags = diagnostics_from_json(two.dump(), *src, file, root, &notes, &error);
+  ASSERT_TRUE(diags) << error;
+  EXPECT_EQ(diags->size(), 1u);
   // A location outside the file: made from another version of it.
-  EXPECT_FALSE(diagnostics_from_json(cpp_report(file.string(), 40), *src, file, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json(cpp_report(file.string(), 40), *src, file, root, &notes, &error));
   EXPECT_NE(error.find("another version"), std::string::npos) << error;
   // Not the JSON of check.
-  EXPECT_FALSE(diagnostics_from_json("{\"a\": 1}", *src, file, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json("{\"a\": 1}", *src, file, root, &notes, &error));
   EXPECT_NE(error.find("array"), std::string::npos);
-  EXPECT_FALSE(diagnostics_from_json("[", *src, file, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json("[", *src, file, root, &notes, &error));
   // A code this gpulint does not know: left out with a note.
   nlohmann::json unknown = nlohmann::json::parse(cpp_report(file.string()));
   unknown[0]["code"] = "ZZ999";
   notes.clear();
-  diags = diagnostics_from_json(unknown.dump(), *src, file, &notes, &error);
+  diags = diagnostics_from_json(unknown.dump(), *src, file, root, &notes, &error);
   ASSERT_TRUE(diags);
   EXPECT_TRUE(diags->empty());
   ASSERT_EQ(notes.size(), 1u);
