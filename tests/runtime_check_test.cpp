@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/analysis.h"
+#include "analyzer/output.h"
 #include "runtime_check/confirm.h"
 #include "runtime_check/gpu_sampler.h"
 #include "runtime_check/harness_files.h"
@@ -884,25 +886,31 @@ const char* kCppProgram =
     "  for (auto& b : *loader) {}\n"
     "}\n";
 
-// `gpulint check --output-format json` for kCppProgram's DL001, as made on another machine.
-std::string cpp_report(const std::string& filename, int row = 4) {
-  nlohmann::json d = {
-      {"cell", nullptr},
-      {"code", "DL001"},
-      {"filename", filename},
-      {"location", {{"row", row}, {"column", 17}}},
-      {"end_location", {{"row", row}, {"column", 46}}},
-      {"message", "`make_data_loader` has no worker threads"},
-      {"fix",
-       {{"applicability", "unsafe"},
-        {"message", "Set `.workers(4)`"},
-        {"edits",
-         {{{"content", "torch::data::DataLoaderOptions(64).workers(4)"},
-           {"location", {{"row", row}, {"column", 62}}},
-           {"end_location", {{"row", row}, {"column", 64}}}}}}}},
-      {"noqa_row", row},
-      {"url", "https://gpulint.dev/rules/DL001"}};
-  return nlohmann::json::array({d}).dump();
+// What `gpulint check --output-format json` writes for `filename` holding `text` (kCppProgram,
+// or another version of it) with the DL001 finding the C++ front end reports on its
+// make_data_loader call: the report is written by check's own json writer
+// (analyzer/output.h), so a change there shows here.
+std::string cpp_report(const std::string& filename, const std::string& text = kCppProgram) {
+  gpulint::SourceFile src(filename, text);
+  const std::string call = "torch::data::make_data_loader";
+  std::size_t at = text.find(call), batch = text.find("64)", at);
+  EXPECT_NE(at, std::string::npos);
+  gpulint::Diagnostic d;
+  d.code = "DL001";
+  d.message = "`make_data_loader` has no worker threads";
+  d.start = static_cast<uint32_t>(at);
+  d.end = static_cast<uint32_t>(at + call.size());
+  d.fix = gpulint::Fix{gpulint::Applicability::Unsafe,
+                       "Set `.workers(4)`",
+                       {{static_cast<uint32_t>(batch), static_cast<uint32_t>(batch + 2),
+                         "torch::data::DataLoaderOptions(64).workers(4)"}}};
+  std::vector<gpulint::Diagnostic> diags{d};
+  gpulint::OutputOptions o;
+  o.format = gpulint::OutputFormat::Json;
+  o.cwd = "/";
+  std::ostringstream out;
+  gpulint::write_diagnostics(out, {gpulint::FileDiagnostics{filename, &src, &diags}}, o);
+  return out.str();
 }
 
 }  // namespace
@@ -973,7 +981,8 @@ TEST(RuntimeConfirm, DiagnosticsFromCheckJson) {
   ASSERT_TRUE(diags) << error;
   EXPECT_EQ(diags->size(), 1u);
   // A location outside the file: made from another version of it.
-  EXPECT_FALSE(diagnostics_from_json(cpp_report(file.string(), 40), *src, file, root, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json(cpp_report(file.string(), std::string(36, '\n') + kCppProgram),
+                                     *src, file, root, &notes, &error));
   EXPECT_NE(error.find("another version"), std::string::npos) << error;
   // Not the JSON of check.
   EXPECT_FALSE(diagnostics_from_json("{\"a\": 1}", *src, file, root, &notes, &error));
@@ -988,6 +997,55 @@ TEST(RuntimeConfirm, DiagnosticsFromCheckJson) {
   EXPECT_TRUE(diags->empty());
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("ZZ999"), std::string::npos);
+}
+
+// Every diagnostic of a real fixture, written by check's json writer and read back by
+// confirm's reader: the same ranges, codes, messages and fixes.
+TEST(RuntimeConfirm, DiagnosticsFromJsonReadsWhatCheckWrites) {
+  std::size_t with_edits = 0;
+  for (const char* name : {"fixtures/python/fixes/DEV001_model_and_batches.py",
+                           "fixtures/python/fixes/DL001_multiline_no_trailing_comma.py",
+                           "fixtures/python/fixes/DL002_multiline.py"}) {
+    fs::path file = fs::path(GPULINT_SOURCE_DIR) / name;
+    gpulint::LoadError le;
+    std::optional<gpulint::SourceFile> src = gpulint::SourceFile::load(file.string(), &le);
+    ASSERT_TRUE(src) << le.message;
+    gpulint::FileReport report =
+        gpulint::analyze_python(*src, gpulint::FileSettings::all_rules_enabled());
+    ASSERT_FALSE(report.diagnostics.empty()) << name;
+    gpulint::OutputOptions o;
+    o.format = gpulint::OutputFormat::Json;
+    o.cwd = GPULINT_SOURCE_DIR;
+    std::ostringstream json;
+    gpulint::write_diagnostics(json, {gpulint::FileDiagnostics{name, &*src, &report.diagnostics}}, o);
+    std::vector<std::string> notes;
+    std::string error;
+    auto back = diagnostics_from_json(json.str(), *src, file, {}, &notes, &error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_TRUE(notes.empty());
+    ASSERT_EQ(back->size(), report.diagnostics.size()) << name;
+    for (std::size_t i = 0; i < back->size(); ++i) {
+      const gpulint::Diagnostic &a = report.diagnostics[i], &b = (*back)[i];
+      EXPECT_EQ(b.code, a.code);
+      EXPECT_EQ(b.message, a.message);
+      EXPECT_EQ(b.start, a.start) << a.code;
+      EXPECT_EQ(b.end, a.end) << a.code;
+      ASSERT_EQ(b.fix.has_value(), a.fix.has_value()) << a.code;
+      if (!a.fix) continue;
+      EXPECT_EQ(b.fix->applicability, a.fix->applicability);
+      EXPECT_EQ(b.fix->message, a.fix->message);
+      std::vector<gpulint::Edit> ea = a.fix->edits;
+      std::sort(ea.begin(), ea.end(), [](const auto& x, const auto& y) { return x.start < y.start; });
+      ASSERT_EQ(b.fix->edits.size(), ea.size());
+      for (std::size_t k = 0; k < ea.size(); ++k) {
+        EXPECT_EQ(b.fix->edits[k].start, ea[k].start);
+        EXPECT_EQ(b.fix->edits[k].end, ea[k].end);
+        EXPECT_EQ(b.fix->edits[k].content, ea[k].content);
+        ++with_edits;
+      }
+    }
+  }
+  EXPECT_GT(with_edits, 2u);  // the fixtures' fixes were read back, not only their locations
 }
 
 TEST(RuntimeConfirm, SourceTreeCopyAndRoot) {
@@ -1175,7 +1233,7 @@ TEST(RuntimeConfirm, CppBadInput) {
   }
   {  // A report of another version of the file.
     CppFixture fx;
-    write_file(fx.report, cpp_report(fx.file.string(), 99));
+    write_file(fx.report, cpp_report(fx.file.string(), std::string(95, '\n') + kCppProgram));
     EXPECT_EQ(fx.run(), 2);
     EXPECT_NE(fx.err.str().find("another version"), std::string::npos) << fx.err.str();
   }
