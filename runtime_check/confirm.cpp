@@ -197,13 +197,42 @@ bool is_cpp_program(const fs::path& file) {
   return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++";
 }
 
+bool declares_project(const fs::path& cmakelists) {
+  std::optional<std::string> text = read_text(cmakelists);
+  if (!text) return false;
+  for (const std::string& raw : split_lines(*text)) {
+    std::string_view line = raw;
+    line = line.substr(0, line.find('#'));  // a line comment (bracket comments are rare)
+    std::size_t p = line.find_first_not_of(" \t");
+    if (p == std::string_view::npos) continue;
+    line.remove_prefix(p);
+    if (line.size() < 7) continue;
+    std::string word(line.substr(0, 7));
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (word != "project") continue;
+    std::size_t q = line.find_first_not_of(" \t", 7);
+    if (q != std::string_view::npos && line[q] == '(') return true;
+  }
+  return false;
+}
+
 std::optional<fs::path> find_project_root(const fs::path& file) {
   std::error_code ec;
-  fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+  const fs::path start = fs::absolute(file, ec).lexically_normal().parent_path();
+  // The nearest directory whose CMakeLists.txt calls project(), within the repository.
+  for (fs::path dir = start; !dir.empty();) {
+    if (fs::is_regular_file(dir / "CMakeLists.txt", ec) && declares_project(dir / "CMakeLists.txt"))
+      return dir;
+    if (fs::exists(dir / ".git", ec)) break;  // the repository's top: not above it
+    fs::path up = dir.parent_path();
+    if (up == dir) break;
+    dir = up;
+  }
+  // No project() anywhere: the top of the chain of CMakeLists.txt from the nearest one up.
   std::optional<fs::path> found;
-  while (!dir.empty()) {
+  for (fs::path dir = start; !dir.empty();) {
     bool has = fs::is_regular_file(dir / "CMakeLists.txt", ec);
-    if (found && !has) break;  // the top of the chain: the project's top-level CMakeLists.txt
+    if (found && !has) break;
     if (has) found = dir;
     fs::path up = dir.parent_path();
     if (up == dir) break;
@@ -489,8 +518,7 @@ CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
                 "copy and timed as a whole run");
   c->add_option("--root", o.root,
                 "C++: the source tree to copy per variant (default: the CMake project's top level: "
-                "the nearest directory above the file holding CMakeLists.txt, and its parents "
-                "as long as they hold one too)");
+                "the nearest directory above the file whose CMakeLists.txt calls project())");
   c->add_option("--diagnostics", o.diagnostics_path,
                 "C++: take the findings from this `gpulint check --output-format json` report "
                 "instead of the C++ front end");

@@ -116,10 +116,17 @@ std::vector<std::string> child_environment(const std::vector<std::string>& base,
 /// (case-insensitive).
 bool is_cpp_program(const std::filesystem::path& file);
 
-/// The default --root: the nearest directory at or above `file`'s directory holding
-/// CMakeLists.txt, and then its parents as long as they hold one too (a src/CMakeLists.txt
-/// added by the top-level one with add_subdirectory gives the top level); nullopt when there
-/// is none.
+/// True when the CMakeLists.txt at `cmakelists` calls project() (the command at the start of a
+/// line, any case, outside a `#` comment): the top level of a CMake project. False when it
+/// does not or cannot be read.
+bool declares_project(const std::filesystem::path& cmakelists);
+
+/// The default --root: the nearest directory at or above `file`'s directory whose
+/// CMakeLists.txt calls project() (a src/CMakeLists.txt added with add_subdirectory does not,
+/// so its project's top level is found; a sub-project of a monorepo does, so the search stops
+/// there instead of climbing to the monorepo's top), never above a directory holding `.git`.
+/// Without any project(): the nearest directory holding a CMakeLists.txt and then its parents
+/// as long as they hold one too. nullopt when there is no CMakeLists.txt at or above.
 std::optional<std::filesystem::path> find_project_root(const std::filesystem::path& file);
 
 /// Copies the source tree `from` into `to` (created): regular files, directories and symbolic

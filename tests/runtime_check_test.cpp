@@ -1065,6 +1065,23 @@ TEST(RuntimeConfirm, SourceTreeCopyAndRoot) {
   EXPECT_EQ(find_project_root(root / "src" / "train.cpp"), root);
   fs::remove(root / "src" / "CMakeLists.txt");
   EXPECT_FALSE(find_project_root(s.path() / "elsewhere" / "x.cpp"));
+  // A monorepo: the sub-project's own project() stops the search there, not at the top.
+  fs::path mono = s.path() / "mono";
+  write_file(mono / "CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(all)\n"
+                                       "add_subdirectory(trainer)\n");
+  write_file(mono / "trainer" / "CMakeLists.txt",
+             "# project(not this one: a comment)\nPROJECT (trainer CXX)\nadd_subdirectory(src)\n");
+  write_file(mono / "trainer" / "src" / "CMakeLists.txt", "add_executable(train train.cpp)\n");
+  write_file(mono / "tools" / "CMakeLists.txt", "add_executable(tool tool.cpp) # project(x)\n");
+  EXPECT_EQ(find_project_root(mono / "trainer" / "src" / "train.cpp"), mono / "trainer");
+  EXPECT_EQ(find_project_root(mono / "tools" / "tool.cpp"), mono);
+  EXPECT_TRUE(declares_project(mono / "trainer" / "CMakeLists.txt"));
+  EXPECT_FALSE(declares_project(mono / "tools" / "CMakeLists.txt"));
+  EXPECT_FALSE(declares_project(mono / "missing" / "CMakeLists.txt"));
+  // Never above the repository holding the file.
+  write_file(mono / "vendored" / "lib" / "CMakeLists.txt", "add_library(lib lib.cpp)\n");
+  fs::create_directories(mono / "vendored" / ".git");
+  EXPECT_EQ(find_project_root(mono / "vendored" / "lib" / "lib.cpp"), mono / "vendored" / "lib");
   EXPECT_TRUE(is_cpp_program("a/train.cpp"));
   EXPECT_TRUE(is_cpp_program("train.CC"));
   EXPECT_FALSE(is_cpp_program("train.py"));
