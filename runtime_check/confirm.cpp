@@ -472,6 +472,17 @@ std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view js
 
 // --- the command -----------------------------------------------------------------------------
 
+const std::vector<ConfirmOptionScope>& confirm_option_scopes() {
+  using L = ConfirmOptionScope::Language;
+  static const std::vector<ConfirmOptionScope> table = {
+      {"--python", L::Python},      {"--warmup", L::Python},      {"--steps", L::Python},
+      {"--loop-line", L::Python},   {"--sync", L::Python},        {"args", L::Python},
+      {"--build", L::Cpp},          {"--run", L::Cpp},            {"--root", L::Cpp},
+      {"--diagnostics", L::Cpp},    {"--build-path", L::Cpp},     {"--warmup-runs", L::Cpp},
+      {"--build-timeout", L::Cpp}};
+  return table;
+}
+
 CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
   CLI::App* c = app.add_subcommand(
       "confirm",
@@ -534,10 +545,8 @@ CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
       ->capture_default_str();
   c->callback([c, &o] {
     o.given.clear();
-    for (const char* name : {"--python", "--warmup", "--steps", "--loop-line", "--sync", "args",
-                             "--build", "--run", "--root", "--diagnostics", "--build-path",
-                             "--warmup-runs", "--build-timeout"})
-      if (c->count(name) > 0) o.given.emplace_back(name);
+    for (const ConfirmOptionScope& scope : confirm_option_scopes())
+      if (c->count(std::string(scope.name)) > 0) o.given.emplace_back(scope.name);
   });
   c->footer(
       "Examples:\n  gpulint confirm train.py -- --epochs 1 --batch-size 64\n"
@@ -699,31 +708,24 @@ int Confirm::prepare() {
       return kExitError;
     }
   }
-  auto given = [&](const char* name) {
-    return std::find(o_.given.begin(), o_.given.end(), name) != o_.given.end();
-  };
-  const char* python_only[] = {"--python", "--warmup", "--steps", "--loop-line", "--sync", "args"};
-  const char* cpp_only[] = {"--build", "--run", "--root", "--diagnostics", "--build-path",
-                            "--warmup-runs", "--build-timeout"};
-  if (cpp_) {
-    for (const char* name : python_only) {
-      if (!given(name)) continue;
+  // An option of the other language is an error (confirm_option_scopes says which is which).
+  using L = ConfirmOptionScope::Language;
+  for (const ConfirmOptionScope& scope : confirm_option_scopes()) {
+    if (scope.language == (cpp_ ? L::Cpp : L::Python)) continue;
+    if (std::find(o_.given.begin(), o_.given.end(), scope.name) == o_.given.end()) continue;
+    if (cpp_)
       err_ << fmt::format(
           "error: {}: {} for Python scripts; a C++ program runs as --run says and is timed "
           "as whole runs\n",
           o_.script,
-          std::string_view(name) == "args" ? std::string("arguments after the file are")
-                                           : std::string(name) + " is");
-      return kExitError;
-    }
-    return prepare_cpp();
-  }
-  for (const char* name : cpp_only) {
-    if (!given(name)) continue;
-    err_ << fmt::format("error: {} is for C++ programs (a .cpp file); {} is a Python script\n",
-                        name, o_.script);
+          scope.name == "args" ? std::string("arguments after the file are")
+                               : std::string(scope.name) + " is");
+    else
+      err_ << fmt::format("error: {} is for C++ programs (a .cpp file); {} is a Python script\n",
+                          scope.name, o_.script);
     return kExitError;
   }
+  if (cpp_) return prepare_cpp();
   LoadError le;
   src_ = SourceFile::load(script_abs_.string(), &le);
   if (!src_) {

@@ -80,6 +80,19 @@ struct ConfirmOptions {
   std::string nvml_library = "libnvidia-ml.so.1";
 };
 
+/// An option of `confirm` that applies to one kind of program only: `name` is its long name as
+/// the subcommand declares it ("--steps"; "args" for the script's arguments). The one table of
+/// them (confirm_option_scopes) fills ConfirmOptions::given after parsing and decides which
+/// options are refused for the other kind.
+struct ConfirmOptionScope {
+  enum class Language { Python, Cpp };
+  std::string_view name;
+  Language language;
+};
+/// Every Python-only and C++-only option of `confirm`, in the order of --help; options that
+/// apply to both (--repeats, --timeout, --json, --html, --select, --quiet) are not listed.
+const std::vector<ConfirmOptionScope>& confirm_option_scopes();
+
 /// Registers `confirm` on `app`; its options fill `opts`. Returns the subcommand, so that
 /// main() can test `->parsed()` and then call run_confirm_command(opts).
 CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& opts);

@@ -13,9 +13,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "analyzer/analysis.h"
@@ -1272,6 +1274,30 @@ TEST(RuntimeConfirm, CppBadInput) {
     EXPECT_EQ(run_confirm(o, out, err), 2);
     EXPECT_NE(err.str().find("--build is for C++ programs"), std::string::npos) << err.str();
   }
+}
+
+// The table of Python-only and C++-only options is the subcommand's: every entry is one of its
+// options, every other option applies to both kinds, and parsing fills `given` from it.
+TEST(RuntimeConfirm, OptionScopesAreTheSubcommandsOptions) {
+  CLI::App app("gpulint");
+  ConfirmOptions o;
+  CLI::App* c = add_confirm_subcommand(app, o);
+  std::set<std::string> scoped;
+  for (const ConfirmOptionScope& scope : confirm_option_scopes()) {
+    std::string name(scope.name);
+    EXPECT_NO_THROW(c->get_option(name)) << name;
+    scoped.insert(name);
+  }
+  const std::set<std::string> both = {"script", "--repeats", "--timeout", "--json", "--html",
+                                      "--select", "--quiet", "--help"};
+  for (const CLI::Option* opt : c->get_options()) {
+    std::string name = opt->get_name(false, false);
+    if (!opt->get_lnames().empty()) name = "--" + opt->get_lnames().front();
+    EXPECT_TRUE(scoped.count(name) || both.count(name)) << name << " is in no scope";
+  }
+  // `gpulint confirm train.cpp --steps 5 --build make` (CLI11 takes the arguments reversed).
+  app.parse(std::vector<std::string>{"make", "--build", "5", "--steps", "train.cpp", "confirm"});
+  EXPECT_EQ(o.given, (std::vector<std::string>{"--steps", "--build"}));
 }
 
 // The C++ front end's path: findings and the all-fixed text come from the analysis function
