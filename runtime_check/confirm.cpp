@@ -894,6 +894,8 @@ int Confirm::prepare_cpp() {
   rep_.build_command = o_.build_command;
   rep_.run_command = o_.run_command;
   rep_.warmup_runs = o_.warmup_runs;
+  rep_.build_timeout_s = o_.build_timeout_s;
+  rep_.warmup = rep_.steps = 0;  // whole runs: the harness's step counts do not apply
   if (o_.build_command.empty() || o_.run_command.empty()) {
     err_ << fmt::format("error: {}: a C++ program needs --build 'CMD' (how to build it) and "
                         "--run 'CMD' (how to run it), both run with `sh -c` in the root of a "
@@ -1319,13 +1321,17 @@ RunEntry Confirm::run_one_cpp(std::size_t vi, int round, bool warmup) {
 
 void Confirm::finish_cpp() {
   bool any_gpu_memory = false, any_attributed = false;
+  std::set<unsigned> used;  // NVML indices of the GPUs the program's processes used memory on
   for (VariantEntry& v : rep_.variants) {
     std::vector<WholeRunMeasure> measures;
     for (const RunEntry& e : v.runs) {
       for (const GpuSample& g : e.samples) {
         if (!g.process_memory) continue;
         any_attributed = true;
-        any_gpu_memory |= *g.process_memory > 0;
+        if (*g.process_memory > 0) {
+          any_gpu_memory = true;
+          used.insert(g.device);
+        }
       }
       if (e.ok && !e.warmup) measures.push_back(e.whole);
     }
@@ -1342,6 +1348,7 @@ void Confirm::finish_cpp() {
   } else if (any_gpu_memory) {
     rep_.device = "cuda";
     judge_device = "cuda";
+    rep_.gpu_name = gpu_names(used, rep_.gpus);
   } else if (any_attributed) {
     rep_.device = "cpu";
     judge_device = "cpu";

@@ -1194,10 +1194,59 @@ TEST(RuntimeConfirm, CppProgramFromDiagnosticsReport) {
   EXPECT_NE(j["variants"][1]["diff"].get<std::string>().find("a/src/train.cpp"), std::string::npos);
   EXPECT_TRUE(j["variants"][0]["runs"][1]["peak_rss_bytes"].is_number());
   EXPECT_EQ(j["findings"][0]["verdict"], "confirmed");
+  // What a whole run measured, none of the Python harness's step fields.
+  std::set<std::string> option_keys;
+  for (auto it = j["options"].begin(); it != j["options"].end(); ++it) option_keys.insert(it.key());
+  EXPECT_EQ(option_keys, (std::set<std::string>{"build_timeout_s", "repeats", "timeout_s",
+                                                "warmup_runs"}));
+  EXPECT_EQ(j["options"]["warmup_runs"], 1);
+  EXPECT_TRUE(j["device"].contains("gpu_name"));
+  EXPECT_TRUE(j["device"]["gpu_name"].is_null());  // no GPU used here
+  EXPECT_FALSE(j["device"].contains("torch_version"));
+  EXPECT_FALSE(j["device"].contains("harness_source"));
+  for (const auto& v : j["variants"]) {
+    EXPECT_FALSE(v.contains("stats"));
+    EXPECT_FALSE(v.contains("loop_line"));
+    for (const auto& run : v["runs"])
+      for (const char* key : {"harness", "measured_steps", "median_step_s", "data_wait_share",
+                              "memory_growth_bytes_per_step", "memory_source"})
+        EXPECT_FALSE(run.contains(key)) << key;
+  }
   std::string html = read_file(fx.o.html_path);
   EXPECT_NE(html.find("(C++ program)"), std::string::npos);
   EXPECT_NE(html.find("Run time per round"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+// The C++ report names the GPUs the program used (NVML's names), in the table and the JSON.
+TEST(RuntimeReport, CppReportNamesTheGpusUsed) {
+  std::vector<GpuDeviceInfo> gpus = {{0, "NVIDIA H100 80GB HBM3", 80ull << 30},
+                                     {1, "NVIDIA H200", 141ull << 30}};
+  EXPECT_FALSE(gpu_names({}, gpus));
+  EXPECT_EQ(gpu_names({1}, gpus), "NVIDIA H200");
+  EXPECT_EQ(gpu_names({1, 0}, gpus), "NVIDIA H100 80GB HBM3, NVIDIA H200");
+  EXPECT_EQ(gpu_names({3}, gpus), "GPU 3");
+  ConfirmReport r;
+  r.language = "cpp";
+  r.script = "train.cpp";
+  r.device = "cuda";
+  r.gpu_name = gpu_names({0}, gpus);
+  r.gpus = gpus;
+  r.repeats = 3;
+  r.warmup_runs = 1;
+  r.build_timeout_s = 3600;
+  VariantEntry base;
+  base.name = "baseline";
+  base.baseline = true;
+  r.variants.push_back(base);
+  EXPECT_NE(render_table(r).find("device: cuda (NVIDIA H100 80GB HBM3)"), std::string::npos)
+      << render_table(r);
+  nlohmann::json j = report_json(r);
+  EXPECT_EQ(j["device"]["gpu_name"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(j["options"]["build_timeout_s"], 3600);
+  EXPECT_FALSE(j["options"].contains("steps"));
+  EXPECT_FALSE(j["options"].contains("warmup"));
+  EXPECT_NE(render_html(r).find("NVIDIA H100 80GB HBM3"), std::string::npos);
 }
 
 TEST(RuntimeConfirm, CppFailingBuildExits2WithItsOutput) {
