@@ -29,12 +29,14 @@ struct Edit {
   uint32_t start = 0;
   uint32_t end = 0;
   std::string content;
+  bool operator==(const Edit&) const = default;
 };
 
 struct Fix {
   Applicability applicability = Applicability::Safe;
   std::string message;        ///< e.g. "Add `pin_memory=True`"
   std::vector<Edit> edits;    ///< non-overlapping, any order
+  bool operator==(const Fix&) const = default;  ///< the same edits in the same order
 };
 
 struct Diagnostic {
@@ -45,6 +47,8 @@ struct Diagnostic {
   Severity severity = Severity::Warning;
   Confidence confidence = Confidence::High;
   std::optional<Fix> fix;
+  /// Every field equal (code, message, range, severity, confidence, fix).
+  bool operator==(const Diagnostic&) const = default;
 };
 
 /// A parse problem: reported once per file, never blocks the analysis of what parsed.

@@ -140,6 +140,28 @@ TEST(SourceFileTest, CodepointOffsetInvertsCodepointPosition) {
   EXPECT_FALSE(src.offset_from_codepoint({3, 0}));    // no such line
 }
 
+TEST(Output, DiagnosticEqualityComparesEveryField) {
+  Diagnostic a;
+  a.code = "DL001";
+  a.message = "m";
+  a.start = 1;
+  a.end = 5;
+  a.fix = Fix{Applicability::Unsafe, "Set `num_workers=4`", {{5, 5, ", num_workers=4"}}};
+  Diagnostic b = a;
+  EXPECT_TRUE(a == b);
+  b.fix->edits[0].content = ", num_workers=2";
+  EXPECT_FALSE(a == b);  // the fix's edit text
+  b = a;
+  b.end = 6;
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.severity = Severity::Error;
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.fix.reset();
+  EXPECT_FALSE(a == b);
+}
+
 TEST(Output, ApplicabilityNamesRoundTrip) {
   // One table: what the json output writes is what --diagnostics readers parse back.
   for (Applicability a : {Applicability::Safe, Applicability::Unsafe, Applicability::DisplayOnly})
