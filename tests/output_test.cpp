@@ -127,7 +127,7 @@ TEST(Output, JsonMatchesRuffSchema) {
 
 TEST(SourceFileTest, CodepointOffsetInvertsCodepointPosition) {
   // 4-byte, 2-byte and ASCII characters, a CRLF line and a final newline.
-  SourceFile src("/t.py", "a\xF0\x9D\x94\xB5\xC3\xA9b\r\nxy\n");
+  SourceFile src("/t.py", "a\xF0\x9D\x94\xB5\xC3\xA9" "b\r\nxy\n");
   for (uint32_t off : {0u, 1u, 5u, 7u, 8u, 10u, 11u, 12u, 13u}) {
     std::optional<uint32_t> back = src.offset_from_codepoint(src.codepoint_position(off));
     ASSERT_TRUE(back) << off;
