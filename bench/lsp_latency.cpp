@@ -19,6 +19,9 @@
 // parse with the old tree; also per kind of edit), a from-scratch parse for comparison, and
 // analyze_python_tree (semantic model, facts, rules, suppressions), with the semantic model and
 // build_facts also timed on their own. --in-process-only skips the server and measures only this.
+// After every edit the server's re-lint (RelintCache, which reuses the last analysis for a
+// comment-only edit) must give exactly the report of analyze_python_tree on the same text, every
+// diagnostic's range, code, message and fix included; the bench stops with the first difference.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

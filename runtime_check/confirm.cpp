@@ -319,7 +319,8 @@ std::optional<uint32_t> location_offset(const SourceFile& src, const nlohmann::j
     return std::nullopt;
   // 1-based row and code-point column (Ruff's json), SourceFile's LineCol is 0-based.
   auto row1 = row->get<int64_t>(), col1 = col->get<int64_t>();
-  if (row1 < 1 || col1 < 1 || row1 > UINT32_MAX || col1 > UINT32_MAX) return std::nullopt;
+  constexpr int64_t kMax = std::numeric_limits<uint32_t>::max();
+  if (row1 < 1 || col1 < 1 || row1 > kMax || col1 > kMax) return std::nullopt;
   return src.offset_from_codepoint(
       LineCol{static_cast<uint32_t>(row1 - 1), static_cast<uint32_t>(col1 - 1)});
 }
