@@ -96,14 +96,8 @@ FileReport analyze_python(const SourceFile& source, const FileSettings& settings
 }
 
 FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
-                               const FileSettings& settings) {
-  if (!may_import_torch_family(source.text()) || tree == nullptr) return {};
-  return analyze_root(source, ts_tree_root_node(tree), settings);
-}
-
-FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
                                const FileSettings& settings, PythonAnalysisDetail* detail) {
-  *detail = PythonAnalysisDetail{};
+  if (detail) *detail = PythonAnalysisDetail{};
   if (!may_import_torch_family(source.text()) || tree == nullptr) return {};
   return analyze_root(source, ts_tree_root_node(tree), settings, detail);
 }

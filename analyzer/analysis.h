@@ -41,8 +41,14 @@ bool selector_is_known(std::string_view selector);
 /// Rule selectors from repeated, comma-separated command-line values: {"DL001, DL", "MEM"} →
 /// {"DL001", "DL", "MEM"}; each piece trimmed of blanks and tabs, empty pieces dropped.
 std::vector<std::string> split_selectors(const std::vector<std::string>& raw);
+/// What is wrong with a `selector` that names no known rule, one clause without a prefix or a
+/// newline: "unknown rule selector `X` (expected ALL, a rule code such as DL001, or a prefix
+/// such as DL)". The config file's error (with its file, line and key) and the LSP server's
+/// settings message are built on it.
+std::string unknown_selector_message(std::string_view selector);
 /// The error line (ending in a newline) for a selector given with `flag` (e.g. "--select") that
-/// names no known rule; every command that takes selectors reports typos with it.
+/// names no known rule: "error: FLAG: " and unknown_selector_message(selector); every command
+/// that takes selectors on its command line reports typos with it.
 std::string unknown_selector_message(std::string_view flag, std::string_view selector);
 
 /// Everything that decides the analysis of one file (resolved config + CLI overrides).
@@ -86,14 +92,6 @@ struct FileReport {
 /// Analyses a Python file (C++ files go through analyzer/cpp). Never throws on bad input.
 FileReport analyze_python(const SourceFile& source, const FileSettings& settings);
 
-/// The same analysis on a tree the caller already parsed (the LSP server keeps one tree per
-/// document and re-parses it incrementally with ts_tree_edit). `tree` must be a
-/// tree-sitter-python tree of exactly `source.text()` (BOM removed); nullptr gives an empty
-/// report. The result is identical to analyze_python(source, settings). Never throws on bad
-/// input; the tree is only read, so one tree may be analysed from one thread at a time.
-FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
-                               const FileSettings& settings);
-
 /// What analyze_python_tree computed on the way to its report, for a caller that re-lints the
 /// same document after an edit (the LSP server's comment-only re-lint, analyzer/lsp/relint.h).
 struct PythonAnalysisDetail {
@@ -106,9 +104,16 @@ struct PythonAnalysisDetail {
   std::vector<Comment> comments;
 };
 
-/// analyze_python_tree, also filling `detail` (not null). Same report.
+/// The same analysis on a tree the caller already parsed (the LSP server keeps one tree per
+/// document and re-parses it incrementally with ts_tree_edit). `tree` must be a
+/// tree-sitter-python tree of exactly `source.text()` (BOM removed); nullptr gives an empty
+/// report. The result is identical to analyze_python(source, settings). When `detail` is not
+/// null it is reset and then filled with what the analysis computed on the way (the report is
+/// the same either way). Never throws on bad input; the tree is only read, so one tree may be
+/// analysed from one thread at a time.
 FileReport analyze_python_tree(const SourceFile& source, const TSTree* tree,
-                               const FileSettings& settings, PythonAnalysisDetail* detail);
+                               const FileSettings& settings,
+                               PythonAnalysisDetail* detail = nullptr);
 
 /// The last step of a Python analysis: removes the `diagnostics` (the rules' output) that
 /// `comments` suppress (apply_python_suppressions, counted in report.suppressed) and stores the

@@ -57,10 +57,7 @@ class Parser {
     const toml::array* arr = v.as_array();
     for (std::size_t i = 0; i < list.size(); ++i) {
       if (!selector_is_known(list[i]))
-        fail(line_of(*arr->get(i)), key,
-             fmt::format("unknown rule selector `{}` (expected ALL, a rule code such as DL001, "
-                         "or a prefix such as DL)",
-                         list[i]));
+        fail(line_of(*arr->get(i)), key, unknown_selector_message(list[i]));
     }
     return list;
   }

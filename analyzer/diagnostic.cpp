@@ -22,6 +22,12 @@ std::string_view to_string(Applicability a) {
   return "safe";
 }
 
+std::optional<Applicability> parse_applicability(std::string_view name) {
+  for (Applicability a : {Applicability::Safe, Applicability::Unsafe, Applicability::DisplayOnly})
+    if (to_string(a) == name) return a;
+  return std::nullopt;
+}
+
 bool Value::operator==(const Value& o) const {
   if (kind != o.kind) return false;
   switch (kind) {

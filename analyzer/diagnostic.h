@@ -16,6 +16,9 @@ std::string_view to_string(Severity s);
 /// change behaviour (spawns processes, moves data between devices) and needs --unsafe-fixes.
 enum class Applicability { Safe, Unsafe, DisplayOnly };
 std::string_view to_string(Applicability a);  // "safe", "unsafe", "display-only"
+/// The applicability whose to_string is `name` (what the json output writes in
+/// fix.applicability); nullopt for any other text.
+std::optional<Applicability> parse_applicability(std::string_view name);
 
 /// How sure the rule is. Low-confidence diagnostics are still reported (with a lower severity
 /// or an explanation in the message); rules that cannot decide emit nothing.
@@ -26,12 +29,14 @@ struct Edit {
   uint32_t start = 0;
   uint32_t end = 0;
   std::string content;
+  bool operator==(const Edit&) const = default;
 };
 
 struct Fix {
   Applicability applicability = Applicability::Safe;
   std::string message;        ///< e.g. "Add `pin_memory=True`"
   std::vector<Edit> edits;    ///< non-overlapping, any order
+  bool operator==(const Fix&) const = default;  ///< the same edits in the same order
 };
 
 struct Diagnostic {
@@ -42,6 +47,8 @@ struct Diagnostic {
   Severity severity = Severity::Warning;
   Confidence confidence = Confidence::High;
   std::optional<Fix> fix;
+  /// Every field equal (code, message, range, severity, confidence, fix).
+  bool operator==(const Diagnostic&) const = default;
 };
 
 /// A parse problem: reported once per file, never blocks the analysis of what parsed.

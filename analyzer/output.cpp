@@ -99,15 +99,19 @@ LineCol position(const SourceFile& src, const Notebook* nb, uint32_t offset) {
   return {p.line, p.column};
 }
 
-// "PATH:LINE:COL" (1-based), or "PATH:cell N:LINE:COL" for a notebook.
-std::string location_text(const std::string& path, const SourceFile& src, const Notebook* nb,
+}  // namespace
+
+std::string location_text(std::string_view path, const SourceFile& src, const Notebook* nb,
                           uint32_t offset) {
+  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(src.text().size()));
   LineCol lc = position(src, nb, offset);
   if (nb)
     return fmt::format("{}:cell {}:{}:{}", path, nb->cell_position(src, offset).cell,
                        lc.line + 1, lc.column + 1);
   return fmt::format("{}:{}:{}", path, lc.line + 1, lc.column + 1);
 }
+
+namespace {
 
 nlohmann::json location_json(const SourceFile& src, uint32_t offset, const Notebook* nb = nullptr) {
   LineCol lc = position(src, nb, offset);

@@ -61,6 +61,13 @@ std::string display_path(std::string_view path, const std::filesystem::path& cwd
 /// `path` made absolute (lexically normal) against `cwd`; "-" stays "-".
 std::string absolute_path(std::string_view path, const std::filesystem::path& cwd);
 
+/// Where byte `offset` of `src` is, as the text formats print it before a diagnostic:
+/// "PATH:LINE:COL" (1-based line, 1-based column in code points), or "PATH:cell N:LINE:COL"
+/// for a notebook (`nb` not null: `src` is its module text, the line is inside cell N). An
+/// offset past the end is taken as the end. full, concise and github use it.
+std::string location_text(std::string_view path, const SourceFile& src, const Notebook* nb,
+                          uint32_t offset);
+
 /// The rule's name ("dataloader-no-workers"), or the code in lower case for unknown codes.
 std::string rule_name(std::string_view code);
 /// "https://gpulint.dev/rules/<name>".

@@ -333,12 +333,13 @@ void write_github(std::ostream& out, const std::vector<FileDiagnostics>& files,
     std::string abs = absolute_path(f.path, o.cwd);
     std::string shown = display_path(f.path, o.cwd);
     for (const Diagnostic& d : *f.diagnostics) {
-      if (auto w = cell_where(f, d.start)) {
+      if (f.notebook) {
         // A file-level annotation: the .ipynb's JSON lines are not the cell's lines.
         out << fmt::format("::{} title={},file={}::", github_command(d.severity),
                            escape_property("gpulint (" + d.code + ")"), escape_property(abs))
-            << escape_data(fmt::format("{}:cell {}:{}:{}: {} {}", shown, w->cell, w->line,
-                                       w->column, d.code, d.message))
+            << escape_data(fmt::format("{}: {} {}",
+                                       location_text(shown, *f.source, f.notebook, d.start),
+                                       d.code, d.message))
             << "\n";
         continue;
       }
@@ -347,7 +348,8 @@ void write_github(std::ostream& out, const std::vector<FileDiagnostics>& files,
       out << fmt::format("::{} title={},file={},line={},col={},endLine={},endColumn={}::",
                          github_command(d.severity), escape_property("gpulint (" + d.code + ")"),
                          escape_property(abs), s.line, s.column, e.line, e.column)
-          << escape_data(fmt::format("{}:{}:{}: {} {}", shown, s.line, s.column, d.code,
+          << escape_data(fmt::format("{}: {} {}",
+                                     location_text(shown, *f.source, nullptr, d.start), d.code,
                                      d.message))
           << "\n";
     }

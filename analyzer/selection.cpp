@@ -73,11 +73,15 @@ std::vector<std::string> split_selectors(const std::vector<std::string>& raw) {
   return out;
 }
 
-std::string unknown_selector_message(std::string_view flag, std::string_view selector) {
+std::string unknown_selector_message(std::string_view selector) {
   return fmt::format(
-      "error: {}: unknown rule selector `{}` (expected ALL, a rule code such as DL001, or a "
-      "prefix such as DL)\n",
-      flag, selector);
+      "unknown rule selector `{}` (expected ALL, a rule code such as DL001, or a prefix such as "
+      "DL)",
+      selector);
+}
+
+std::string unknown_selector_message(std::string_view flag, std::string_view selector) {
+  return fmt::format("error: {}: {}\n", flag, unknown_selector_message(selector));
 }
 
 std::set<std::string> enabled_codes(const std::vector<RuleSelection>& layers) {

@@ -121,6 +121,18 @@ LineCol SourceFile::codepoint_position(uint32_t offset) const {
   return {line, col};
 }
 
+std::optional<uint32_t> SourceFile::offset_from_codepoint(LineCol pos) const {
+  if (pos.line >= line_starts_.size()) return std::nullopt;
+  std::string_view lt = line_text(pos.line);
+  std::size_t i = 0;
+  for (uint32_t cp = 0; cp < pos.column; ++cp) {
+    if (i >= lt.size()) return std::nullopt;
+    ++i;
+    while (i < lt.size() && (static_cast<unsigned char>(lt[i]) & 0xC0) == 0x80) ++i;
+  }
+  return line_starts_[pos.line] + static_cast<uint32_t>(i);
+}
+
 LineCol SourceFile::utf16_position(uint32_t offset) const {
   offset = std::min<uint32_t>(offset, text_.size());
   uint32_t line = line_of(offset);

@@ -58,6 +58,11 @@ class SourceFile {
   std::string_view line_text(uint32_t line) const;
   /// Line and column in Unicode code points (what Ruff prints, 0-based here).
   LineCol codepoint_position(uint32_t offset) const;
+  /// Inverse of codepoint_position: the byte offset of 0-based `pos.line` and 0-based
+  /// code-point `pos.column` (the column may equal the line's length in code points: its end,
+  /// before the line ending). nullopt when the line or the column lies outside the text (no
+  /// clamping: a caller reading positions written from another text must notice).
+  std::optional<uint32_t> offset_from_codepoint(LineCol pos) const;
   /// Line and column in UTF-16 code units (LSP's default position encoding).
   LineCol utf16_position(uint32_t offset) const;
   /// Inverse of utf16_position; clamps to the line's end.

@@ -218,7 +218,7 @@ std::vector<Nolint> parse_nolint(std::string_view comment, uint32_t base) {
           } else {
             // clang-tidy lists check names; gpulint reads rule codes among them, ignores the rest.
             auto codes = read_codes(item);
-            if (codes.size() == 1 && trim(item).size() == codes.front().size()) n.codes.push_back(codes.front());
+            if (codes.size() == 1 && item.size() == codes.front().size()) n.codes.push_back(codes.front());
           }
           if (comma == std::string_view::npos) break;
           i = comma + 1;

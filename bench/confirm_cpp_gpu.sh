@@ -51,7 +51,8 @@ mkdir -p "$OUT"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpulint-confirm-cpp.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 # The fixture at the same relative place as in the repository: the report's filename
-# (.../fixtures/confirm/cpp/train.cpp, made on another machine) is matched by its tail.
+# (.../fixtures/confirm/cpp/train.cpp, made on another machine) ends in the file's path inside
+# the CMake project (train.cpp), which confirm accepts for a report made in another checkout.
 mkdir -p "$WORK/fixtures/confirm"
 cp -r "$ROOT/fixtures/confirm/cpp" "$WORK/fixtures/confirm/cpp"
 rm -rf "$WORK/fixtures/confirm/cpp/build"

@@ -19,6 +19,9 @@
 // parse with the old tree; also per kind of edit), a from-scratch parse for comparison, and
 // analyze_python_tree (semantic model, facts, rules, suppressions), with the semantic model and
 // build_facts also timed on their own. --in-process-only skips the server and measures only this.
+// After every edit the server's re-lint (RelintCache, which reuses the last analysis for a
+// comment-only edit) must give exactly the report of analyze_python_tree on the same text, every
+// diagnostic's range, code, message and fix included; the bench stops with the first difference.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -51,6 +54,37 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// The first difference between two reports in what reaches the user (every diagnostic's code,
+// message, range, severity, confidence and fix; the suppression count; the syntax-error
+// note); "" when they are the same.
+std::string report_difference(const gpulint::FileReport& got, const gpulint::FileReport& want) {
+  auto where = [](const gpulint::Diagnostic& d) {
+    return d.code + " [" + std::to_string(d.start) + "," + std::to_string(d.end) + ") " + d.message;
+  };
+  if (got.suppressed != want.suppressed)
+    return "suppressed " + std::to_string(got.suppressed) + " vs " + std::to_string(want.suppressed);
+  if (got.syntax_error.has_value() != want.syntax_error.has_value() ||
+      (got.syntax_error && (got.syntax_error->offset != want.syntax_error->offset ||
+                            got.syntax_error->error_count != want.syntax_error->error_count)))
+    return "syntax-error notes differ";
+  std::size_t n = std::min(got.diagnostics.size(), want.diagnostics.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(got.diagnostics[i] == want.diagnostics[i]))
+      return "diagnostic " + std::to_string(i) + ": " + where(got.diagnostics[i]) + " vs " +
+             where(want.diagnostics[i]) +
+             (got.diagnostics[i].fix == want.diagnostics[i].fix ? "" : " (fixes differ)");
+  if (got.diagnostics.size() != want.diagnostics.size())
+    return std::to_string(got.diagnostics.size()) + " diagnostics vs " +
+           std::to_string(want.diagnostics.size());
+  return "";
+}
+
+std::string fmt_edit_mismatch(int edit, bool reused, const std::string& diff) {
+  return "edit " + std::to_string(edit) + ": RelintCache (" +
+         (reused ? "reused the last analysis" : "analysed") +
+         ") and a from-scratch analyze_python_tree disagree: " + diff;
+}
 
 [[noreturn]] void die(const std::string& msg) {
   std::cerr << "gpulint_lsp_latency: " << msg << "\n";
@@ -332,7 +366,8 @@ int main(int argc, char** argv) {
       uint32_t reused_before = relint.reused();
       gpulint::FileReport rep2 = relint.relint(src, tree->raw(), settings);
       auto t2b = Clock::now();
-      if (rep2.diagnostics.size() != rep.diagnostics.size()) die("RelintCache and analyze_python_tree disagree");
+      if (std::string diff = report_difference(rep2, rep); !diff.empty())
+        die(fmt_edit_mismatch(e, relint.reused() > reused_before, diff));
       if (e >= warmup) {
         reparse_cpu_ms.push_back(c1 - c0);
         analyse_cpu_ms.push_back(c2 - c1);

@@ -197,13 +197,42 @@ bool is_cpp_program(const fs::path& file) {
   return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++";
 }
 
+bool declares_project(const fs::path& cmakelists) {
+  std::optional<std::string> text = read_text(cmakelists);
+  if (!text) return false;
+  for (const std::string& raw : split_lines(*text)) {
+    std::string_view line = raw;
+    line = line.substr(0, line.find('#'));  // a line comment (bracket comments are rare)
+    std::size_t p = line.find_first_not_of(" \t");
+    if (p == std::string_view::npos) continue;
+    line.remove_prefix(p);
+    if (line.size() < 7) continue;
+    std::string word(line.substr(0, 7));
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (word != "project") continue;
+    std::size_t q = line.find_first_not_of(" \t", 7);
+    if (q != std::string_view::npos && line[q] == '(') return true;
+  }
+  return false;
+}
+
 std::optional<fs::path> find_project_root(const fs::path& file) {
   std::error_code ec;
-  fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+  const fs::path start = fs::absolute(file, ec).lexically_normal().parent_path();
+  // The nearest directory whose CMakeLists.txt calls project(), within the repository.
+  for (fs::path dir = start; !dir.empty();) {
+    if (fs::is_regular_file(dir / "CMakeLists.txt", ec) && declares_project(dir / "CMakeLists.txt"))
+      return dir;
+    if (fs::exists(dir / ".git", ec)) break;  // the repository's top: not above it
+    fs::path up = dir.parent_path();
+    if (up == dir) break;
+    dir = up;
+  }
+  // No project() anywhere: the top of the chain of CMakeLists.txt from the nearest one up.
   std::optional<fs::path> found;
-  while (!dir.empty()) {
+  for (fs::path dir = start; !dir.empty();) {
     bool has = fs::is_regular_file(dir / "CMakeLists.txt", ec);
-    if (found && !has) break;  // the top of the chain: the project's top-level CMakeLists.txt
+    if (found && !has) break;
     if (has) found = dir;
     fs::path up = dir.parent_path();
     if (up == dir) break;
@@ -282,46 +311,36 @@ bool write_file_in_copy(const fs::path& copy_root, const fs::path& rel, std::str
 
 namespace {
 
-// Byte offset of 1-based `row` and code-point `column` in `src`; nullopt when outside it.
-std::optional<uint32_t> offset_of(const SourceFile& src, long row, long column) {
-  if (row < 1 || column < 1) return std::nullopt;
-  auto line = static_cast<std::size_t>(row - 1);
-  if (line >= src.line_count()) {
-    // One past the last line: the end of a text that ends with a newline.
-    if (line == src.line_count() && column == 1) return static_cast<uint32_t>(src.text().size());
-    return std::nullopt;
-  }
-  std::string_view text = src.line_text(static_cast<uint32_t>(line));
-  uint32_t start = src.line_start(static_cast<uint32_t>(line));
-  long want = column - 1;  // code points before the position (column == length + 1: end)
-  std::size_t i = 0;
-  for (long cp = 0; cp < want; ++cp) {
-    if (i >= text.size()) return std::nullopt;
-    ++i;
-    while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
-  }
-  return start + static_cast<uint32_t>(i);
-}
-
 std::optional<uint32_t> location_offset(const SourceFile& src, const nlohmann::json& loc) {
   if (!loc.is_object()) return std::nullopt;
   auto row = loc.find("row"), col = loc.find("column");
   if (row == loc.end() || col == loc.end() || !row->is_number_integer() ||
       !col->is_number_integer())
     return std::nullopt;
-  return offset_of(src, row->get<long>(), col->get<long>());
+  // 1-based row and code-point column (Ruff's json), SourceFile's LineCol is 0-based.
+  auto row1 = row->get<int64_t>(), col1 = col->get<int64_t>();
+  constexpr int64_t kMax = std::numeric_limits<uint32_t>::max();
+  if (row1 < 1 || col1 < 1 || row1 > kMax || col1 > kMax) return std::nullopt;
+  return src.offset_from_codepoint(
+      LineCol{static_cast<uint32_t>(row1 - 1), static_cast<uint32_t>(col1 - 1)});
 }
 
-// How many trailing path components `a` and `b` share.
-std::size_t common_tail(const fs::path& a, const fs::path& b) {
-  std::vector<std::string> x, y;
-  for (const auto& p : a) x.push_back(p.string());
-  for (const auto& p : b) y.push_back(p.string());
-  std::size_t n = 0;
-  while (n < x.size() && n < y.size() && x[x.size() - 1 - n] == y[y.size() - 1 - n] &&
-         !x[x.size() - 1 - n].empty() && x[x.size() - 1 - n] != "/")
-    ++n;
-  return n;
+// `p` made absolute against the working directory and canonical: symbolic links resolved
+// as far as the path exists, then lexically normal (weakly_canonical); the lexically normal
+// absolute path when even that fails.
+fs::path canonical_path(const fs::path& p) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(p, ec);
+  if (ec) abs = p;
+  fs::path c = fs::weakly_canonical(abs, ec);
+  return ec ? abs.lexically_normal() : c.lexically_normal();
+}
+
+// True when the last components of `path` are those of `rel` (a relative path).
+bool ends_with_components(const fs::path& path, const fs::path& rel) {
+  std::vector<fs::path> a(path.begin(), path.end()), b(rel.begin(), rel.end());
+  if (b.empty() || b.size() >= a.size()) return false;
+  return std::equal(b.rbegin(), b.rend(), a.rbegin());
 }
 
 }  // namespace
@@ -329,6 +348,7 @@ std::size_t common_tail(const fs::path& a, const fs::path& b) {
 std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view json_text,
                                                              const SourceFile& src,
                                                              const fs::path& file,
+                                                             const fs::path& root,
                                                              std::vector<std::string>* notes,
                                                              std::string* error) {
   using nlohmann::json;
@@ -340,34 +360,57 @@ std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view js
   if (doc.is_discarded()) return fail("not valid JSON");
   if (!doc.is_array())
     return fail("not a JSON array (expected the output of `gpulint check --output-format json`)");
-  // Which filename of the report is `file`: the same path, else the longest common tail.
-  fs::path want = file.lexically_normal();
-  std::size_t best = 0;
-  std::set<std::string> best_names;
+  // Which filename of the report is `file`: the same canonical path; else, with `root`, a
+  // report made in another checkout of the project: a filename ending in the file's path
+  // inside the project.
+  const fs::path want = canonical_path(file);
+  fs::path inside;  // the file's path relative to the project's root; empty: none
+  if (!root.empty()) {
+    fs::path rel = want.lexically_relative(canonical_path(root));
+    if (!rel.empty() && *rel.begin() != "..") inside = rel;
+  }
+  std::set<std::string> same, moved, others;
   for (const json& d : doc) {
     if (!d.is_object() || !d.contains("filename") || !d["filename"].is_string())
       return fail("an entry without a \"filename\" string");
-    fs::path name = fs::path(d["filename"].get<std::string>()).lexically_normal();
-    std::size_t n = name == want ? std::numeric_limits<std::size_t>::max() : common_tail(name, want);
-    if (n == 0) continue;
-    if (n > best) {
-      best = n;
-      best_names.clear();
-    }
-    if (n == best) best_names.insert(name.string());
+    const std::string& name = d["filename"].get_ref<const std::string&>();
+    if (canonical_path(name) == want) same.insert(name);
+    else if (!inside.empty() && ends_with_components(fs::path(name).lexically_normal(), inside))
+      moved.insert(name);
+    else others.insert(name);
   }
-  if (best_names.size() > 1) {
+  auto listed = [](const std::set<std::string>& names) {
     std::string list;
-    for (const auto& n : best_names) list += (list.empty() ? "" : ", ") + n;
-    return fail(fmt::format("{} matches several files of the report equally well ({}): give the "
-                            "report of this file only",
-                            file.filename().string(), list));
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    return list;
+  };
+  std::set<std::string> chosen_names = same;
+  if (same.empty() && moved.size() > 1)
+    return fail(fmt::format("{} is not in the report, and several of its files end in {} "
+                            "({}): give the report of this file only",
+                            want.string(), inside.generic_string(), listed(moved)));
+  if (same.empty() && moved.size() == 1) {
+    chosen_names = moved;
+    if (notes)
+      notes->push_back(fmt::format("the report was made in another checkout: its {} is taken "
+                                   "as {} ({} inside the project)",
+                                   *moved.begin(), want.string(), inside.generic_string()));
+  }
+  if (chosen_names.empty()) {
+    // Another file of the same name: a report made elsewhere, not "no findings".
+    std::set<std::string> namesakes;
+    for (const auto& n : others)
+      if (fs::path(n).filename() == want.filename()) namesakes.insert(n);
+    if (!namesakes.empty())
+      return fail(fmt::format(
+          "the report has no entry for {}, only for {} (another file, or a checkout where its "
+          "path inside the project differs): make the report from this file "
+          "(`gpulint check {} --output-format json`)",
+          want.string(), listed(namesakes), file.filename().string()));
   }
   std::vector<Diagnostic> out;
-  if (best_names.empty()) return out;
-  const std::string& chosen = *best_names.begin();
   for (const json& d : doc) {
-    if (fs::path(d["filename"].get<std::string>()).lexically_normal().string() != chosen) continue;
+    if (!chosen_names.count(d["filename"].get<std::string>())) continue;
     Diagnostic diag;
     if (!d.contains("code") || !d["code"].is_string()) return fail("an entry without a \"code\"");
     diag.code = d["code"].get<std::string>();
@@ -393,11 +436,11 @@ std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view js
     if (d.contains("fix") && d["fix"].is_object()) {
       const json& f = d["fix"];
       Fix fix;
-      std::string app = f.value("applicability", std::string("safe"));
-      if (app == "safe") fix.applicability = Applicability::Safe;
-      else if (app == "unsafe") fix.applicability = Applicability::Unsafe;
-      else if (app == "display-only") fix.applicability = Applicability::DisplayOnly;
-      else return fail(fmt::format("the {} finding's fix has applicability \"{}\"", diag.code, app));
+      std::string app = f.value("applicability", std::string(to_string(Applicability::Safe)));
+      std::optional<Applicability> level = parse_applicability(app);
+      if (!level)
+        return fail(fmt::format("the {} finding's fix has applicability \"{}\"", diag.code, app));
+      fix.applicability = *level;
       if (f.contains("message") && f["message"].is_string()) fix.message = f["message"].get<std::string>();
       if (f.contains("edits")) {
         if (!f["edits"].is_array()) return fail(fmt::format("the {} finding's fix edits are not an array", diag.code));
@@ -429,6 +472,17 @@ std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view js
 }
 
 // --- the command -----------------------------------------------------------------------------
+
+const std::vector<ConfirmOptionScope>& confirm_option_scopes() {
+  using L = ConfirmOptionScope::Language;
+  static const std::vector<ConfirmOptionScope> table = {
+      {"--python", L::Python},      {"--warmup", L::Python},      {"--steps", L::Python},
+      {"--loop-line", L::Python},   {"--sync", L::Python},        {"args", L::Python},
+      {"--build", L::Cpp},          {"--run", L::Cpp},            {"--root", L::Cpp},
+      {"--diagnostics", L::Cpp},    {"--build-path", L::Cpp},     {"--warmup-runs", L::Cpp},
+      {"--build-timeout", L::Cpp}};
+  return table;
+}
 
 CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
   CLI::App* c = app.add_subcommand(
@@ -476,8 +530,7 @@ CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
                 "copy and timed as a whole run");
   c->add_option("--root", o.root,
                 "C++: the source tree to copy per variant (default: the CMake project's top level: "
-                "the nearest directory above the file holding CMakeLists.txt, and its parents "
-                "as long as they hold one too)");
+                "the nearest directory above the file whose CMakeLists.txt calls project())");
   c->add_option("--diagnostics", o.diagnostics_path,
                 "C++: take the findings from this `gpulint check --output-format json` report "
                 "instead of the C++ front end");
@@ -493,10 +546,8 @@ CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& o) {
       ->capture_default_str();
   c->callback([c, &o] {
     o.given.clear();
-    for (const char* name : {"--python", "--warmup", "--steps", "--loop-line", "--sync", "args",
-                             "--build", "--run", "--root", "--diagnostics", "--build-path",
-                             "--warmup-runs", "--build-timeout"})
-      if (c->count(name) > 0) o.given.emplace_back(name);
+    for (const ConfirmOptionScope& scope : confirm_option_scopes())
+      if (c->count(std::string(scope.name)) > 0) o.given.emplace_back(scope.name);
   });
   c->footer(
       "Examples:\n  gpulint confirm train.py -- --epochs 1 --batch-size 64\n"
@@ -658,31 +709,24 @@ int Confirm::prepare() {
       return kExitError;
     }
   }
-  auto given = [&](const char* name) {
-    return std::find(o_.given.begin(), o_.given.end(), name) != o_.given.end();
-  };
-  const char* python_only[] = {"--python", "--warmup", "--steps", "--loop-line", "--sync", "args"};
-  const char* cpp_only[] = {"--build", "--run", "--root", "--diagnostics", "--build-path",
-                            "--warmup-runs", "--build-timeout"};
-  if (cpp_) {
-    for (const char* name : python_only) {
-      if (!given(name)) continue;
+  // An option of the other language is an error (confirm_option_scopes says which is which).
+  using L = ConfirmOptionScope::Language;
+  for (const ConfirmOptionScope& scope : confirm_option_scopes()) {
+    if (scope.language == (cpp_ ? L::Cpp : L::Python)) continue;
+    if (std::find(o_.given.begin(), o_.given.end(), scope.name) == o_.given.end()) continue;
+    if (cpp_)
       err_ << fmt::format(
           "error: {}: {} for Python scripts; a C++ program runs as --run says and is timed "
           "as whole runs\n",
           o_.script,
-          std::string_view(name) == "args" ? std::string("arguments after the file are")
-                                           : std::string(name) + " is");
-      return kExitError;
-    }
-    return prepare_cpp();
-  }
-  for (const char* name : cpp_only) {
-    if (!given(name)) continue;
-    err_ << fmt::format("error: {} is for C++ programs (a .cpp file); {} is a Python script\n",
-                        name, o_.script);
+          scope.name == "args" ? std::string("arguments after the file are")
+                               : std::string(scope.name) + " is");
+    else
+      err_ << fmt::format("error: {} is for C++ programs (a .cpp file); {} is a Python script\n",
+                          scope.name, o_.script);
     return kExitError;
   }
+  if (cpp_) return prepare_cpp();
   LoadError le;
   src_ = SourceFile::load(script_abs_.string(), &le);
   if (!src_) {
@@ -709,15 +753,15 @@ int Confirm::prepare() {
   if (!checked) return kExitError;
   FileSettings settings = std::move(*checked);
   FileReport report = analyze_python(*src_, settings);
-  FileSettings s = settings;
   if (report.not_analysed) rep_.notes.push_back("the script was not analysed: " + *report.not_analysed);
   if (report.syntax_error)
     rep_.notes.push_back(fmt::format("the script has {} syntax error(s); findings may be missing",
                                      report.syntax_error->error_count));
 
   if (int rc = plan_variants(report, [&]() -> std::optional<std::string> {
-        FixResult all = fix_source(*src_, report, true,
-                                   [&s](const SourceFile& f) { return analyze_python(f, s); });
+        FixResult all = fix_source(*src_, report, true, [&settings](const SourceFile& f) {
+          return analyze_python(f, settings);
+        });
         if (!all.changed || all.error) return std::nullopt;
         return all.text;
       });
@@ -851,6 +895,8 @@ int Confirm::prepare_cpp() {
   rep_.build_command = o_.build_command;
   rep_.run_command = o_.run_command;
   rep_.warmup_runs = o_.warmup_runs;
+  rep_.build_timeout_s = o_.build_timeout_s;
+  rep_.warmup = rep_.steps = 0;  // whole runs: the harness's step counts do not apply
   if (o_.build_command.empty() || o_.run_command.empty()) {
     err_ << fmt::format("error: {}: a C++ program needs --build 'CMD' (how to build it) and "
                         "--run 'CMD' (how to run it), both run with `sh -c` in the root of a "
@@ -905,7 +951,7 @@ int Confirm::prepare_cpp() {
     }
     std::string error;
     std::optional<std::vector<Diagnostic>> diags =
-        diagnostics_from_json(*text, *src_, script_abs_, &rep_.notes, &error);
+        diagnostics_from_json(*text, *src_, script_abs_, root_, &rep_.notes, &error);
     if (!diags) {
       err_ << fmt::format("error: --diagnostics {}: {}\n", o_.diagnostics_path, error);
       return kExitError;
@@ -1146,7 +1192,7 @@ int Confirm::set_up_cpp() {
       err_ << "error: " << error << "\n";
       return kExitError;
     }
-    if (i == 0) rep_.not_copied = skipped;
+    if (i == 0) rep_.not_copied = std::move(skipped);
     variant_paths_.push_back(dir);
   }
   if (!rep_.not_copied.empty()) {
@@ -1276,13 +1322,17 @@ RunEntry Confirm::run_one_cpp(std::size_t vi, int round, bool warmup) {
 
 void Confirm::finish_cpp() {
   bool any_gpu_memory = false, any_attributed = false;
+  std::set<unsigned> used;  // NVML indices of the GPUs the program's processes used memory on
   for (VariantEntry& v : rep_.variants) {
     std::vector<WholeRunMeasure> measures;
     for (const RunEntry& e : v.runs) {
       for (const GpuSample& g : e.samples) {
         if (!g.process_memory) continue;
         any_attributed = true;
-        any_gpu_memory |= *g.process_memory > 0;
+        if (*g.process_memory > 0) {
+          any_gpu_memory = true;
+          used.insert(g.device);
+        }
       }
       if (e.ok && !e.warmup) measures.push_back(e.whole);
     }
@@ -1299,6 +1349,7 @@ void Confirm::finish_cpp() {
   } else if (any_gpu_memory) {
     rep_.device = "cuda";
     judge_device = "cuda";
+    rep_.gpu_name = gpu_names(used, rep_.gpus);
   } else if (any_attributed) {
     rep_.device = "cpu";
     judge_device = "cpu";
@@ -1380,10 +1431,10 @@ int Confirm::run_all() {
           return kExitInterrupted;
         }
       }
-      bool ok = e.ok;
-      std::string message = e.message, tail = e.stderr_tail, status = e.status;
       v.runs.push_back(std::move(e));
-      if (ok) continue;
+      const RunEntry& done = v.runs.back();
+      if (done.ok) continue;
+      const std::string &message = done.message, &tail = done.stderr_tail, &status = done.status;
       failed_ = true;
       std::string when = warmup ? std::string("warm-up run") : fmt::format("round {}", round);
       std::string text = fmt::format("{} ({}): {}", v.name, when, message);

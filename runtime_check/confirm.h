@@ -80,6 +80,19 @@ struct ConfirmOptions {
   std::string nvml_library = "libnvidia-ml.so.1";
 };
 
+/// An option of `confirm` that applies to one kind of program only: `name` is its long name as
+/// the subcommand declares it ("--steps"; "args" for the script's arguments). The one table of
+/// them (confirm_option_scopes) fills ConfirmOptions::given after parsing and decides which
+/// options are refused for the other kind.
+struct ConfirmOptionScope {
+  enum class Language { Python, Cpp };
+  std::string_view name;
+  Language language;
+};
+/// Every Python-only and C++-only option of `confirm`, in the order of --help; options that
+/// apply to both (--repeats, --timeout, --json, --html, --select, --quiet) are not listed.
+const std::vector<ConfirmOptionScope>& confirm_option_scopes();
+
 /// Registers `confirm` on `app`; its options fill `opts`. Returns the subcommand, so that
 /// main() can test `->parsed()` and then call run_confirm_command(opts).
 CLI::App* add_confirm_subcommand(CLI::App& app, ConfirmOptions& opts);
@@ -116,10 +129,17 @@ std::vector<std::string> child_environment(const std::vector<std::string>& base,
 /// (case-insensitive).
 bool is_cpp_program(const std::filesystem::path& file);
 
-/// The default --root: the nearest directory at or above `file`'s directory holding
-/// CMakeLists.txt, and then its parents as long as they hold one too (a src/CMakeLists.txt
-/// added by the top-level one with add_subdirectory gives the top level); nullopt when there
-/// is none.
+/// True when the CMakeLists.txt at `cmakelists` calls project() (the command at the start of a
+/// line, any case, outside a `#` comment): the top level of a CMake project. False when it
+/// does not or cannot be read.
+bool declares_project(const std::filesystem::path& cmakelists);
+
+/// The default --root: the nearest directory at or above `file`'s directory whose
+/// CMakeLists.txt calls project() (a src/CMakeLists.txt added with add_subdirectory does not,
+/// so its project's top level is found; a sub-project of a monorepo does, so the search stops
+/// there instead of climbing to the monorepo's top), never above a directory holding `.git`.
+/// Without any project(): the nearest directory holding a CMakeLists.txt and then its parents
+/// as long as they hold one too. nullopt when there is no CMakeLists.txt at or above.
 std::optional<std::filesystem::path> find_project_root(const std::filesystem::path& file);
 
 /// Copies the source tree `from` into `to` (created): regular files, directories and symbolic
@@ -140,15 +160,20 @@ bool write_file_in_copy(const std::filesystem::path& copy_root, const std::files
 /// The diagnostics of `file` in the JSON array `gpulint check --output-format json` writes
 /// (Ruff's schema: filename, code, message, location/end_location {row, column} 1-based in
 /// code points, fix {applicability, message, edits[{content, location, end_location}]}),
-/// turned back into byte offsets of `src`. Entries are matched to `file` by their filename:
-/// the same absolute path, else the longest common tail of path components (the JSON may come
-/// from another machine's checkout); a tie between two different files is an error. Entries
-/// whose code is not a gpulint rule are left out with a note in *notes. nullopt with *error
-/// set when the text is not such JSON, or a location lies outside `src` (the JSON was made
-/// from another version of the file).
+/// turned back into byte offsets of `src`. Entries are matched to `file` by canonical path
+/// (symbolic links resolved, relative filenames taken against the working directory). When no
+/// entry is `file` and `root` (the project's top level, not empty) is given, a report made in
+/// another checkout of the project is accepted: entries whose filename ends in `file`'s path
+/// relative to `root` (all of its components, e.g. src/train.cpp) are taken, with a note in
+/// *notes; two such filenames are an error. No entry for `file` gives an empty vector, except
+/// when the report names another file of the same name (an error: it was made elsewhere).
+/// Entries whose code is not a gpulint rule are left out with a note in *notes. nullopt with
+/// *error set when the text is not such JSON, or a location lies outside `src` (the JSON was
+/// made from another version of the file).
 std::optional<std::vector<Diagnostic>> diagnostics_from_json(std::string_view json_text,
                                                              const SourceFile& src,
                                                              const std::filesystem::path& file,
+                                                             const std::filesystem::path& root,
                                                              std::vector<std::string>* notes,
                                                              std::string* error);
 

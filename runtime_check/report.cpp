@@ -178,7 +178,8 @@ std::string render_table_cpp(const ConfirmReport& r) {
                      r.warmup_runs, r.warmup_runs == 1 ? "" : "s", r.repeats,
                      r.repeats == 1 ? "" : "s", r.timeout_s);
   out << "  findings from: " << r.findings_source << "\n";
-  out << "  device: " << (r.device.empty() ? "unknown" : r.device) << "\n";
+  out << "  device: " << (r.device.empty() ? "unknown" : r.device)
+      << (r.gpu_name ? " (" + *r.gpu_name + ")" : "") << "\n";
   out << "  GPU sampling: " << r.gpu_status << "\n\n";
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"variant", "runs", "median run", "run times (spread)", "GPU util", "peak RSS",
@@ -211,6 +212,19 @@ std::string render_table_cpp(const ConfirmReport& r) {
   return out.str();
 }
 }  // namespace
+
+std::optional<std::string> gpu_names(const std::set<unsigned>& indices,
+                                     const std::vector<GpuDeviceInfo>& gpus) {
+  if (indices.empty()) return std::nullopt;
+  std::string names;
+  for (unsigned index : indices) {
+    auto g = std::find_if(gpus.begin(), gpus.end(),
+                          [&](const GpuDeviceInfo& d) { return d.index == index; });
+    names += (names.empty() ? "" : ", ") +
+             (g != gpus.end() ? g->name : fmt::format("GPU {}", index));
+  }
+  return names;
+}
 
 // --- terminal ------------------------------------------------------------------------------
 
@@ -328,19 +342,28 @@ json report_json(const ConfirmReport& r) {
                     {"timing", "whole runs"},
                     {"findings_source", r.findings_source},
                     {"not_copied", r.not_copied}};
-  j["options"] = json{{"repeats", r.repeats}, {"warmup", r.warmup}, {"steps", r.steps},
-                      {"timeout_s", r.timeout_s}};
+  const bool cpp = r.language == "cpp";
+  if (cpp)
+    j["options"] = json{{"repeats", r.repeats}, {"timeout_s", r.timeout_s},
+                        {"warmup_runs", r.warmup_runs}, {"build_timeout_s", r.build_timeout_s}};
+  else
+    j["options"] = json{{"repeats", r.repeats}, {"warmup", r.warmup}, {"steps", r.steps},
+                        {"timeout_s", r.timeout_s}};
   j["machine"] = json{{"hostname", r.hostname}, {"os", r.os}, {"cpus", r.cpus}};
   json gpus = json::array();
   for (const auto& g : r.gpus)
     gpus.push_back(json{{"index", g.index}, {"name", g.name}, {"memory_total", g.memory_total}});
-  j["gpu_sampling"] = json{{"nvml", r.nvml}, {"status", r.gpu_status}, {"gpus", gpus},
+  j["gpu_sampling"] = json{{"nvml", r.nvml}, {"status", r.gpu_status}, {"gpus", std::move(gpus)},
                            {"interval_s", r.sample_interval_s}};
   j["device"] = json{{"device", r.device},
-                     {"gpu_name", r.gpu_name ? json(*r.gpu_name) : json(nullptr)},
-                     {"torch_version", r.torch_version},
-                     {"python_version", r.python_version},
-                     {"harness_source", r.harness_source}};
+                     {"gpu_name", r.gpu_name ? json(*r.gpu_name) : json(nullptr)}};
+  if (cpp) {
+    j["device"]["source"] = "NVML per-process memory";
+  } else {
+    j["device"]["torch_version"] = r.torch_version;
+    j["device"]["python_version"] = r.python_version;
+    j["device"]["harness_source"] = r.harness_source;
+  }
   json findings = json::array();
   for (const FindingEntry& f : r.findings) {
     findings.push_back(json{
@@ -357,7 +380,7 @@ json report_json(const ConfirmReport& r) {
         {"verdict", f.judgement ? json(std::string(to_string(f.judgement->verdict))) : json(nullptr)},
         {"judgement", judgement_json(f.judgement)}});
   }
-  j["findings"] = findings;
+  j["findings"] = std::move(findings);
   json variants = json::array();
   for (const VariantEntry& v : r.variants) {
     json runs = json::array();
@@ -376,7 +399,7 @@ json report_json(const ConfirmReport& r) {
                  {"steps", steps_json(*run.harness)}};
       }
       const ProcessResult& p = run.process;
-      runs.push_back(json{
+      json e = {
           {"round", run.round},
           {"ok", run.ok},
           {"status", run.status},
@@ -392,24 +415,25 @@ json report_json(const ConfirmReport& r) {
                            {"wall_s", p.wall_s},
                            {"leftover_processes_killed", p.leftover},
                            {"sigkill_needed", p.sigkill_needed}}},
-          {"measured_steps", run.stats.steps},
-          {"median_step_s", run.stats.steps ? json(run.stats.median_step_s) : json(nullptr)},
-          {"data_wait_share", opt(run.stats.wait_share)},
-          {"memory_growth_bytes_per_step", opt(run.stats.memory_growth)},
-          {"memory_source", run.measure.memory_source},
-          {"host_memory_growth_bytes_per_step", opt(run.stats.host_memory_growth)},
-          {"gpu_util_median", opt(run.stats.gpu_util_median)},
-          {"harness", h},
-          {"gpu_samples", samples_json(run.samples)}});
-      if (r.language == "cpp") {
-        json& last = runs.back();
-        last["warmup"] = run.warmup;
-        last["wall_s"] = run.ok ? json(run.whole.wall_s) : json(nullptr);
-        last["peak_rss_bytes"] = opt(run.whole.peak_rss_bytes);
-        last["peak_gpu_bytes"] = opt(run.whole.peak_gpu_bytes);
-        last["gpu_util_median"] = run.whole.gpu_util.empty() ? json(nullptr)
-                                                             : json(median(run.whole.gpu_util));
+          {"gpu_samples", samples_json(run.samples)}};
+      if (cpp) {  // a whole run: no harness, no steps
+        e["warmup"] = run.warmup;
+        e["wall_s"] = run.ok ? json(run.whole.wall_s) : json(nullptr);
+        e["peak_rss_bytes"] = opt(run.whole.peak_rss_bytes);
+        e["peak_gpu_bytes"] = opt(run.whole.peak_gpu_bytes);
+        e["gpu_util_median"] = run.whole.gpu_util.empty() ? json(nullptr)
+                                                          : json(median(run.whole.gpu_util));
+      } else {
+        e["measured_steps"] = run.stats.steps;
+        e["median_step_s"] = run.stats.steps ? json(run.stats.median_step_s) : json(nullptr);
+        e["data_wait_share"] = opt(run.stats.wait_share);
+        e["memory_growth_bytes_per_step"] = opt(run.stats.memory_growth);
+        e["memory_source"] = run.measure.memory_source;
+        e["host_memory_growth_bytes_per_step"] = opt(run.stats.host_memory_growth);
+        e["gpu_util_median"] = opt(run.stats.gpu_util_median);
+        e["harness"] = std::move(h);
       }
+      runs.push_back(std::move(e));
     }
     std::vector<std::string> fnames;
     for (std::size_t fi : v.findings)
@@ -420,13 +444,15 @@ json report_json(const ConfirmReport& r) {
                             {"baseline", v.baseline},
                             {"all_fixed", v.all_fixed},
                             {"findings", fnames},
-                            {"loop_line", v.loop_line ? json(*v.loop_line) : json(nullptr)},
                             {"diff", v.diff},
                             {"failure", v.failure.empty() ? json(nullptr) : json(v.failure)},
-                            {"stats", stats_json(v.stats)},
                             {"speed", judgement_json(v.speed)},
-                            {"runs", runs}});
-    if (r.language == "cpp") {
+                            {"runs", std::move(runs)}});
+    if (!cpp) {
+      json& last = variants.back();
+      last["loop_line"] = v.loop_line ? json(*v.loop_line) : json(nullptr);
+      last["stats"] = stats_json(v.stats);
+    } else {
       const WholeRunStats& w = v.whole;
       json& last = variants.back();
       last["build_s"] = opt(v.build_s);
@@ -445,7 +471,7 @@ json report_json(const ConfirmReport& r) {
           {"peak_gpu_median", opt(w.peak_gpu_median)}};
     }
   }
-  j["variants"] = variants;
+  j["variants"] = std::move(variants);
   j["notes"] = r.notes;
   j["errors"] = r.errors;
   j["interrupted"] = r.interrupted;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,9 @@ struct ConfirmReport {
   std::string gpu_status;
   std::vector<GpuDeviceInfo> gpus;
   double sample_interval_s = 0;
-  // What the baseline's harness saw
+  // Python: what the baseline's harness saw. C++: device from NVML's per-process memory
+  // ("cuda", "cpu", "unknown (no NVML)", ...) and gpu_name the NVML name of every GPU the
+  // program's processes used memory on (", "-separated), nullopt when it used none.
   std::string device;
   std::optional<std::string> gpu_name;
   std::string torch_version;
@@ -97,6 +100,7 @@ struct ConfirmReport {
   std::string root;                 ///< the source tree copied per variant (absolute)
   std::vector<std::string> not_copied;  ///< build trees left out of the copies (relative)
   int warmup_runs = 0;
+  double build_timeout_s = 0;       ///< --build-timeout, per build
   std::string findings_source;      ///< "the C++ front end" or "--diagnostics FILE"
 
   std::vector<FindingEntry> findings;
@@ -111,12 +115,22 @@ struct ConfirmReport {
 /// the findings that were not run, and the notes.
 std::string render_table(const ConfirmReport& r);
 /// Everything: machine, device, options, findings, variants with their runs (per-run
-/// medians, steps, GPU samples), statistics and verdicts.
+/// medians, steps, GPU samples), statistics and verdicts. A C++ report (language "cpp") holds
+/// what its whole runs measured: options {repeats, timeout_s, warmup_runs, build_timeout_s},
+/// device {device, gpu_name} (NVML), runs with wall time, peak RSS, peak GPU memory and
+/// utilisation, variants with whole_run_stats; none of the Python harness's step fields
+/// (warmup/steps options, torch/Python versions, per-step timings, step statistics).
 nlohmann::json report_json(const ConfirmReport& r);
 /// One self-contained HTML page (inline CSS and SVG, no external resource): the summary, a
 /// step-time chart and a GPU-utilisation chart (or a note when there is no GPU) per fixed
 /// variant against the baseline, and each variant's diff.
 std::string render_html(const ConfirmReport& r);
+
+/// The NVML names of the GPUs with NVML indices `indices` (of `gpus`, GpuSampler::devices()),
+/// ", "-separated in index order; "GPU N" for an index `gpus` does not list; nullopt when
+/// `indices` is empty. The C++ report's gpu_name: the GPUs the program's processes used.
+std::optional<std::string> gpu_names(const std::set<unsigned>& indices,
+                                     const std::vector<GpuDeviceInfo>& gpus);
 
 /// Number of terminal columns `s` takes (UTF-8 code points; no wide characters expected).
 std::size_t display_width(std::string_view s);

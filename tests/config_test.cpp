@@ -205,6 +205,8 @@ TEST(ConfigErrors, UnknownRuleCodes) {
   std::string e = config_error(dir, "gpulint.toml",
                                "select = [\n  \"DL001\",\n  \"DL999\",\n]\n");
   EXPECT_THAT(e, StartsWith("gpulint.toml:3: key `select`: unknown rule selector `DL999`"));
+  // The same words as the command line's error (one message, selection.cpp).
+  EXPECT_THAT(e, StartsWith("gpulint.toml:3: key `select`: " + unknown_selector_message("DL999")));
   TempDir dir2;
   std::string e2 = config_error(dir2, "gpulint.toml",
                                 "[per-file-ignores]\n\"tests/*\" = [\"E501\"]\n");

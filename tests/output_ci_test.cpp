@@ -182,6 +182,12 @@ TEST(OutputCi, GithubWorkflowCommands) {
   EXPECT_EQ(lines[2],
             "::error title=gpulint (DEV002),file=/work/repo/src/train.py,line=1,col=1,endLine=1,"
             "endColumn=13::src/train.py:1:1: DEV002 batch <x> & \"y\" never moved, 100%25: a,b");
+  // The location is the shared one of the text formats (output.h's location_text), which
+  // counts code points and takes an offset past the end as the end.
+  EXPECT_EQ(location_text("src/train.py", f.src, nullptr, f.diags[0].start), "src/train.py:3:18");
+  EXPECT_EQ(location_text("t.py", f.src, nullptr, 1u << 30),
+            location_text("t.py", f.src, nullptr, static_cast<uint32_t>(f.src.text().size())));
+  EXPECT_THAT(render(f.files(), OutputFormat::Concise), HasSubstr("src/train.py:3:18: DL001"));
   std::vector<FileDiagnostics> odd = {FileDiagnostics{"/w/a,b:c.py", &f.src, &f.diags}};
   EXPECT_THAT(render(odd, OutputFormat::Github), HasSubstr("file=/w/a%2Cb%3Ac.py,"));
   EXPECT_EQ(render({}, OutputFormat::Github), "");
@@ -299,6 +305,8 @@ TEST(OutputCi, NotebookDiagnosticsNameTheCell) {
 
   std::string gh = render(files, OutputFormat::Github);
   EXPECT_THAT(gh, HasSubstr("nb.ipynb:cell 3:2:10: DL001"));
+  EXPECT_EQ(location_text("nb.ipynb", module, &*nb, at), "nb.ipynb:cell 3:2:10");
+  EXPECT_THAT(render(files, OutputFormat::Concise), HasSubstr("nb.ipynb:cell 3:2:10: DL001"));
   EXPECT_THAT(gh, Not(HasSubstr(",line=")));
 
   auto gl = nlohmann::json::parse(render(files, OutputFormat::Gitlab));

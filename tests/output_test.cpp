@@ -125,6 +125,53 @@ TEST(Output, JsonMatchesRuffSchema) {
   EXPECT_EQ(nlohmann::json::parse(empty.str()), nlohmann::json::array());
 }
 
+TEST(SourceFileTest, CodepointOffsetInvertsCodepointPosition) {
+  // 4-byte, 2-byte and ASCII characters, a CRLF line and a final newline.
+  SourceFile src("/t.py", "a\xF0\x9D\x94\xB5\xC3\xA9" "b\r\nxy\n");
+  for (uint32_t off : {0u, 1u, 5u, 7u, 8u, 10u, 11u, 12u, 13u}) {
+    std::optional<uint32_t> back = src.offset_from_codepoint(src.codepoint_position(off));
+    ASSERT_TRUE(back) << off;
+    EXPECT_EQ(*back, off);
+  }
+  EXPECT_EQ(src.offset_from_codepoint({0, 4}), 8u);   // the line's end, before "\r\n"
+  EXPECT_FALSE(src.offset_from_codepoint({0, 5}));    // past the line's end
+  EXPECT_EQ(src.offset_from_codepoint({2, 0}), 13u);  // the empty line after the final newline
+  EXPECT_FALSE(src.offset_from_codepoint({2, 1}));
+  EXPECT_FALSE(src.offset_from_codepoint({3, 0}));    // no such line
+}
+
+TEST(Output, DiagnosticEqualityComparesEveryField) {
+  Diagnostic a;
+  a.code = "DL001";
+  a.message = "m";
+  a.start = 1;
+  a.end = 5;
+  a.fix = Fix{Applicability::Unsafe, "Set `num_workers=4`", {{5, 5, ", num_workers=4"}}};
+  Diagnostic b = a;
+  EXPECT_TRUE(a == b);
+  b.fix->edits[0].content = ", num_workers=2";
+  EXPECT_FALSE(a == b);  // the fix's edit text
+  b = a;
+  b.end = 6;
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.severity = Severity::Error;
+  EXPECT_FALSE(a == b);
+  b = a;
+  b.fix.reset();
+  EXPECT_FALSE(a == b);
+}
+
+TEST(Output, ApplicabilityNamesRoundTrip) {
+  // One table: what the json output writes is what --diagnostics readers parse back.
+  for (Applicability a : {Applicability::Safe, Applicability::Unsafe, Applicability::DisplayOnly})
+    EXPECT_EQ(parse_applicability(to_string(a)), a) << to_string(a);
+  EXPECT_EQ(to_string(Applicability::DisplayOnly), "display-only");
+  EXPECT_FALSE(parse_applicability("Safe"));
+  EXPECT_FALSE(parse_applicability("sometimes"));
+  EXPECT_FALSE(parse_applicability(""));
+}
+
 TEST(Output, Statistics) {
   Fixture f;
   f.diags.push_back(f.diags[1]);

@@ -13,11 +13,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "analyzer/analysis.h"
+#include "analyzer/output.h"
 #include "runtime_check/confirm.h"
 #include "runtime_check/gpu_sampler.h"
 #include "runtime_check/harness_files.h"
@@ -884,25 +888,31 @@ const char* kCppProgram =
     "  for (auto& b : *loader) {}\n"
     "}\n";
 
-// `gpulint check --output-format json` for kCppProgram's DL001, as made on another machine.
-std::string cpp_report(const std::string& filename, int row = 4) {
-  nlohmann::json d = {
-      {"cell", nullptr},
-      {"code", "DL001"},
-      {"filename", filename},
-      {"location", {{"row", row}, {"column", 17}}},
-      {"end_location", {{"row", row}, {"column", 46}}},
-      {"message", "`make_data_loader` has no worker threads"},
-      {"fix",
-       {{"applicability", "unsafe"},
-        {"message", "Set `.workers(4)`"},
-        {"edits",
-         {{{"content", "torch::data::DataLoaderOptions(64).workers(4)"},
-           {"location", {{"row", row}, {"column", 62}}},
-           {"end_location", {{"row", row}, {"column", 64}}}}}}}},
-      {"noqa_row", row},
-      {"url", "https://gpulint.dev/rules/DL001"}};
-  return nlohmann::json::array({d}).dump();
+// What `gpulint check --output-format json` writes for `filename` holding `text` (kCppProgram,
+// or another version of it) with the DL001 finding the C++ front end reports on its
+// make_data_loader call: the report is written by check's own json writer
+// (analyzer/output.h), so a change there shows here.
+std::string cpp_report(const std::string& filename, const std::string& text = kCppProgram) {
+  gpulint::SourceFile src(filename, text);
+  const std::string call = "torch::data::make_data_loader";
+  std::size_t at = text.find(call), batch = text.find("64)", at);
+  EXPECT_NE(at, std::string::npos);
+  gpulint::Diagnostic d;
+  d.code = "DL001";
+  d.message = "`make_data_loader` has no worker threads";
+  d.start = static_cast<uint32_t>(at);
+  d.end = static_cast<uint32_t>(at + call.size());
+  d.fix = gpulint::Fix{gpulint::Applicability::Unsafe,
+                       "Set `.workers(4)`",
+                       {{static_cast<uint32_t>(batch), static_cast<uint32_t>(batch + 2),
+                         "torch::data::DataLoaderOptions(64).workers(4)"}}};
+  std::vector<gpulint::Diagnostic> diags{d};
+  gpulint::OutputOptions o;
+  o.format = gpulint::OutputFormat::Json;
+  o.cwd = "/";
+  std::ostringstream out;
+  gpulint::write_diagnostics(out, {gpulint::FileDiagnostics{filename, &src, &diags}}, o);
+  return out.str();
 }
 
 }  // namespace
@@ -917,11 +927,31 @@ TEST(RuntimeConfirm, DiagnosticsFromCheckJson) {
   ASSERT_TRUE(src);
   std::vector<std::string> notes;
   std::string error;
-  // Made elsewhere: matched by the common tail of the path.
-  auto diags = diagnostics_from_json(cpp_report("/home/ci/checkout/src/train.cpp"), *src, file,
-                                     &notes, &error);
+  fs::path root = s.path() / "proj";
+  // Made here: the same canonical path, also through a symbolic link.
+  auto diags = diagnostics_from_json(cpp_report(file.string()), *src, file, root, &notes, &error);
+  ASSERT_TRUE(diags) << error;
+  EXPECT_EQ(diags->size(), 1u);
+  EXPECT_TRUE(notes.empty());
+  fs::create_directory_symlink(root, s.path() / "link");
+  diags = diagnostics_from_json(cpp_report((s.path() / "link" / "src" / "train.cpp").string()),
+                                *src, file, {}, &notes, &error);
+  ASSERT_TRUE(diags) << error;
+  EXPECT_EQ(diags->size(), 1u);
+  diags = diagnostics_from_json(
+      cpp_report((root / "src" / ".." / "src" / "train.cpp").string()), *src, file, {}, &notes,
+      &error);
+  ASSERT_TRUE(diags) << error;
+  EXPECT_EQ(diags->size(), 1u);
+  // Made in another checkout of the project: its path inside the project (src/train.cpp)
+  // matches, with a note saying so.
+  diags = diagnostics_from_json(cpp_report("/home/ci/checkout/src/train.cpp"), *src, file, root,
+                                &notes, &error);
   ASSERT_TRUE(diags) << error;
   ASSERT_EQ(diags->size(), 1u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("another checkout"), std::string::npos) << notes[0];
+  notes.clear();
   const gpulint::Diagnostic& d = (*diags)[0];
   EXPECT_EQ(d.code, "DL001");
   std::string text(kCppProgram);
@@ -930,31 +960,94 @@ TEST(RuntimeConfirm, DiagnosticsFromCheckJson) {
   EXPECT_EQ(d.fix->applicability, gpulint::Applicability::Unsafe);
   ASSERT_EQ(d.fix->edits.size(), 1u);
   EXPECT_EQ(text.substr(d.fix->edits[0].start, d.fix->edits[0].end - d.fix->edits[0].start), "64");
+  // Not without the project's root, and not a file of the same name elsewhere in a project
+  // (a common tail of one component is not this file): an error naming it.
+  EXPECT_FALSE(diagnostics_from_json(cpp_report("/home/ci/checkout/src/train.cpp"), *src, file,
+                                     {}, &notes, &error));
+  EXPECT_NE(error.find("/home/ci/checkout/src/train.cpp"), std::string::npos) << error;
+  EXPECT_FALSE(diagnostics_from_json(cpp_report("/home/ci/checkout/train.cpp"), *src, file, root,
+                                     &notes, &error));
+  EXPECT_NE(error.find("no entry for"), std::string::npos) << error;
   // Another file of the report only: nothing for this one.
-  diags = diagnostics_from_json(cpp_report("/x/other.cpp"), *src, file, &notes, &error);
+  diags = diagnostics_from_json(cpp_report("/x/other.cpp"), *src, file, root, &notes, &error);
   ASSERT_TRUE(diags);
   EXPECT_TRUE(diags->empty());
-  // Two files equally close: an error naming both.
+  // Two other checkouts: an error naming both.
   nlohmann::json two = nlohmann::json::parse(cpp_report("/a/src/train.cpp"));
   two.push_back(nlohmann::json::parse(cpp_report("/b/src/train.cpp"))[0]);
-  EXPECT_FALSE(diagnostics_from_json(two.dump(), *src, file, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json(two.dump(), *src, file, root, &notes, &error));
   EXPECT_NE(error.find("/a/src/train.cpp"), std::string::npos) << error;
+  // ... unless one of the entries is this very file.
+  two.push_back(nlohmann::json::parse(cpp_report(file.string()))[0]);
+  diags = diagnostics_from_json(two.dump(), *src, file, root, &notes, &error);
+  ASSERT_TRUE(diags) << error;
+  EXPECT_EQ(diags->size(), 1u);
   // A location outside the file: made from another version of it.
-  EXPECT_FALSE(diagnostics_from_json(cpp_report(file.string(), 40), *src, file, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json(cpp_report(file.string(), std::string(36, '\n') + kCppProgram),
+                                     *src, file, root, &notes, &error));
   EXPECT_NE(error.find("another version"), std::string::npos) << error;
   // Not the JSON of check.
-  EXPECT_FALSE(diagnostics_from_json("{\"a\": 1}", *src, file, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json("{\"a\": 1}", *src, file, root, &notes, &error));
   EXPECT_NE(error.find("array"), std::string::npos);
-  EXPECT_FALSE(diagnostics_from_json("[", *src, file, &notes, &error));
+  EXPECT_FALSE(diagnostics_from_json("[", *src, file, root, &notes, &error));
   // A code this gpulint does not know: left out with a note.
   nlohmann::json unknown = nlohmann::json::parse(cpp_report(file.string()));
   unknown[0]["code"] = "ZZ999";
   notes.clear();
-  diags = diagnostics_from_json(unknown.dump(), *src, file, &notes, &error);
+  diags = diagnostics_from_json(unknown.dump(), *src, file, root, &notes, &error);
   ASSERT_TRUE(diags);
   EXPECT_TRUE(diags->empty());
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("ZZ999"), std::string::npos);
+}
+
+// Every diagnostic of a real fixture, written by check's json writer and read back by
+// confirm's reader: the same ranges, codes, messages and fixes.
+TEST(RuntimeConfirm, DiagnosticsFromJsonReadsWhatCheckWrites) {
+  std::size_t with_edits = 0;
+  for (const char* name : {"fixtures/python/fixes/DEV001_model_and_batches.py",
+                           "fixtures/python/fixes/DL001_multiline_no_trailing_comma.py",
+                           "fixtures/python/fixes/DL002_multiline.py"}) {
+    fs::path file = fs::path(GPULINT_SOURCE_DIR) / name;
+    gpulint::LoadError le;
+    std::optional<gpulint::SourceFile> src = gpulint::SourceFile::load(file.string(), &le);
+    ASSERT_TRUE(src) << le.message;
+    gpulint::FileReport report =
+        gpulint::analyze_python(*src, gpulint::FileSettings::all_rules_enabled());
+    ASSERT_FALSE(report.diagnostics.empty()) << name;
+    gpulint::OutputOptions o;
+    o.format = gpulint::OutputFormat::Json;
+    o.cwd = GPULINT_SOURCE_DIR;
+    std::ostringstream json;
+    gpulint::write_diagnostics(json, {gpulint::FileDiagnostics{name, &*src, &report.diagnostics}}, o);
+    std::vector<std::string> notes;
+    std::string error;
+    auto back = diagnostics_from_json(json.str(), *src, file, {}, &notes, &error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_TRUE(notes.empty());
+    ASSERT_EQ(back->size(), report.diagnostics.size()) << name;
+    for (std::size_t i = 0; i < back->size(); ++i) {
+      const gpulint::Diagnostic &a = report.diagnostics[i], &b = (*back)[i];
+      EXPECT_EQ(b.code, a.code);
+      EXPECT_EQ(b.message, a.message);
+      EXPECT_EQ(b.start, a.start) << a.code;
+      EXPECT_EQ(b.end, a.end) << a.code;
+      ASSERT_EQ(b.fix.has_value(), a.fix.has_value()) << a.code;
+      if (!a.fix) continue;
+      EXPECT_EQ(b.fix->applicability, a.fix->applicability);
+      EXPECT_EQ(b.fix->message, a.fix->message);
+      std::vector<gpulint::Edit> ea = a.fix->edits;
+      std::sort(ea.begin(), ea.end(), [](const auto& x, const auto& y) { return x.start < y.start; });
+      ASSERT_EQ(b.fix->edits.size(), ea.size());
+      for (std::size_t k = 0; k < ea.size(); ++k) {
+        EXPECT_EQ(b.fix->edits[k].start, ea[k].start);
+        EXPECT_EQ(b.fix->edits[k].end, ea[k].end);
+        EXPECT_EQ(b.fix->edits[k].content, ea[k].content);
+        ++with_edits;
+      }
+    }
+  }
+  EXPECT_GT(with_edits, 2u);  // the fixtures' fixes were read back, not only their locations
 }
 
 TEST(RuntimeConfirm, SourceTreeCopyAndRoot) {
@@ -974,6 +1067,23 @@ TEST(RuntimeConfirm, SourceTreeCopyAndRoot) {
   EXPECT_EQ(find_project_root(root / "src" / "train.cpp"), root);
   fs::remove(root / "src" / "CMakeLists.txt");
   EXPECT_FALSE(find_project_root(s.path() / "elsewhere" / "x.cpp"));
+  // A monorepo: the sub-project's own project() stops the search there, not at the top.
+  fs::path mono = s.path() / "mono";
+  write_file(mono / "CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(all)\n"
+                                       "add_subdirectory(trainer)\n");
+  write_file(mono / "trainer" / "CMakeLists.txt",
+             "# project(not this one: a comment)\nPROJECT (trainer CXX)\nadd_subdirectory(src)\n");
+  write_file(mono / "trainer" / "src" / "CMakeLists.txt", "add_executable(train train.cpp)\n");
+  write_file(mono / "tools" / "CMakeLists.txt", "add_executable(tool tool.cpp) # project(x)\n");
+  EXPECT_EQ(find_project_root(mono / "trainer" / "src" / "train.cpp"), mono / "trainer");
+  EXPECT_EQ(find_project_root(mono / "tools" / "tool.cpp"), mono);
+  EXPECT_TRUE(declares_project(mono / "trainer" / "CMakeLists.txt"));
+  EXPECT_FALSE(declares_project(mono / "tools" / "CMakeLists.txt"));
+  EXPECT_FALSE(declares_project(mono / "missing" / "CMakeLists.txt"));
+  // Never above the repository holding the file.
+  write_file(mono / "vendored" / "lib" / "CMakeLists.txt", "add_library(lib lib.cpp)\n");
+  fs::create_directories(mono / "vendored" / ".git");
+  EXPECT_EQ(find_project_root(mono / "vendored" / "lib" / "lib.cpp"), mono / "vendored" / "lib");
   EXPECT_TRUE(is_cpp_program("a/train.cpp"));
   EXPECT_TRUE(is_cpp_program("train.CC"));
   EXPECT_FALSE(is_cpp_program("train.py"));
@@ -1084,10 +1194,59 @@ TEST(RuntimeConfirm, CppProgramFromDiagnosticsReport) {
   EXPECT_NE(j["variants"][1]["diff"].get<std::string>().find("a/src/train.cpp"), std::string::npos);
   EXPECT_TRUE(j["variants"][0]["runs"][1]["peak_rss_bytes"].is_number());
   EXPECT_EQ(j["findings"][0]["verdict"], "confirmed");
+  // What a whole run measured, none of the Python harness's step fields.
+  std::set<std::string> option_keys;
+  for (auto it = j["options"].begin(); it != j["options"].end(); ++it) option_keys.insert(it.key());
+  EXPECT_EQ(option_keys, (std::set<std::string>{"build_timeout_s", "repeats", "timeout_s",
+                                                "warmup_runs"}));
+  EXPECT_EQ(j["options"]["warmup_runs"], 1);
+  EXPECT_TRUE(j["device"].contains("gpu_name"));
+  EXPECT_TRUE(j["device"]["gpu_name"].is_null());  // no GPU used here
+  EXPECT_FALSE(j["device"].contains("torch_version"));
+  EXPECT_FALSE(j["device"].contains("harness_source"));
+  for (const auto& v : j["variants"]) {
+    EXPECT_FALSE(v.contains("stats"));
+    EXPECT_FALSE(v.contains("loop_line"));
+    for (const auto& run : v["runs"])
+      for (const char* key : {"harness", "measured_steps", "median_step_s", "data_wait_share",
+                              "memory_growth_bytes_per_step", "memory_source"})
+        EXPECT_FALSE(run.contains(key)) << key;
+  }
   std::string html = read_file(fx.o.html_path);
   EXPECT_NE(html.find("(C++ program)"), std::string::npos);
   EXPECT_NE(html.find("Run time per round"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+// The C++ report names the GPUs the program used (NVML's names), in the table and the JSON.
+TEST(RuntimeReport, CppReportNamesTheGpusUsed) {
+  std::vector<GpuDeviceInfo> gpus = {{0, "NVIDIA H100 80GB HBM3", 80ull << 30},
+                                     {1, "NVIDIA H200", 141ull << 30}};
+  EXPECT_FALSE(gpu_names({}, gpus));
+  EXPECT_EQ(gpu_names({1}, gpus), "NVIDIA H200");
+  EXPECT_EQ(gpu_names({1, 0}, gpus), "NVIDIA H100 80GB HBM3, NVIDIA H200");
+  EXPECT_EQ(gpu_names({3}, gpus), "GPU 3");
+  ConfirmReport r;
+  r.language = "cpp";
+  r.script = "train.cpp";
+  r.device = "cuda";
+  r.gpu_name = gpu_names({0}, gpus);
+  r.gpus = gpus;
+  r.repeats = 3;
+  r.warmup_runs = 1;
+  r.build_timeout_s = 3600;
+  VariantEntry base;
+  base.name = "baseline";
+  base.baseline = true;
+  r.variants.push_back(base);
+  EXPECT_NE(render_table(r).find("device: cuda (NVIDIA H100 80GB HBM3)"), std::string::npos)
+      << render_table(r);
+  nlohmann::json j = report_json(r);
+  EXPECT_EQ(j["device"]["gpu_name"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(j["options"]["build_timeout_s"], 3600);
+  EXPECT_FALSE(j["options"].contains("steps"));
+  EXPECT_FALSE(j["options"].contains("warmup"));
+  EXPECT_NE(render_html(r).find("NVIDIA H100 80GB HBM3"), std::string::npos);
 }
 
 TEST(RuntimeConfirm, CppFailingBuildExits2WithItsOutput) {
@@ -1142,7 +1301,7 @@ TEST(RuntimeConfirm, CppBadInput) {
   }
   {  // A report of another version of the file.
     CppFixture fx;
-    write_file(fx.report, cpp_report(fx.file.string(), 99));
+    write_file(fx.report, cpp_report(fx.file.string(), std::string(95, '\n') + kCppProgram));
     EXPECT_EQ(fx.run(), 2);
     EXPECT_NE(fx.err.str().find("another version"), std::string::npos) << fx.err.str();
   }
@@ -1164,6 +1323,30 @@ TEST(RuntimeConfirm, CppBadInput) {
     EXPECT_EQ(run_confirm(o, out, err), 2);
     EXPECT_NE(err.str().find("--build is for C++ programs"), std::string::npos) << err.str();
   }
+}
+
+// The table of Python-only and C++-only options is the subcommand's: every entry is one of its
+// options, every other option applies to both kinds, and parsing fills `given` from it.
+TEST(RuntimeConfirm, OptionScopesAreTheSubcommandsOptions) {
+  CLI::App app("gpulint");
+  ConfirmOptions o;
+  CLI::App* c = add_confirm_subcommand(app, o);
+  std::set<std::string> scoped;
+  for (const ConfirmOptionScope& scope : confirm_option_scopes()) {
+    std::string name(scope.name);
+    EXPECT_NO_THROW(c->get_option(name)) << name;
+    scoped.insert(name);
+  }
+  const std::set<std::string> both = {"script", "--repeats", "--timeout", "--json", "--html",
+                                      "--select", "--quiet", "--help"};
+  for (const CLI::Option* opt : c->get_options()) {
+    std::string name = opt->get_name(false, false);
+    if (!opt->get_lnames().empty()) name = "--" + opt->get_lnames().front();
+    EXPECT_TRUE(scoped.count(name) || both.count(name)) << name << " is in no scope";
+  }
+  // `gpulint confirm train.cpp --steps 5 --build make` (CLI11 takes the arguments reversed).
+  app.parse(std::vector<std::string>{"make", "--build", "5", "--steps", "train.cpp", "confirm"});
+  EXPECT_EQ(o.given, (std::vector<std::string>{"--steps", "--build"}));
 }
 
 // The C++ front end's path: findings and the all-fixed text come from the analysis function

@@ -129,6 +129,10 @@ TEST(Selection, UnknownSelectorMessageNamesFlagAndSelector) {
   EXPECT_EQ(unknown_selector_message("--ignore", "DL999"),
             "error: --ignore: unknown rule selector `DL999` (expected ALL, a rule code such as "
             "DL001, or a prefix such as DL)\n");
+  // The clause alone, for the config file's and the LSP server's messages.
+  EXPECT_EQ(unknown_selector_message("DL999"),
+            "unknown rule selector `DL999` (expected ALL, a rule code such as DL001, or a prefix "
+            "such as DL)");
 }
 
 }  // namespace

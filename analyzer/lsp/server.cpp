@@ -376,8 +376,7 @@ void Server::apply_settings(const json& raw) {
   }
   settings_ = std::move(next);
   for (const auto& b : bad)
-    problems.push_back("unknown rule selector `" + b +
-                       "` (expected ALL, a rule code such as DL001, or a prefix such as DL)");
+    problems.push_back(unknown_selector_message(b));
   for (const auto& p : problems) show_message(2, "gpulint: " + p);
 }
 
