@@ -872,17 +872,49 @@ class Builder {
     return nullptr;
   }
 
+  // The tensor `call` back-propagates, or a null node when it is no backward call:
+  // `t.backward()` → t; `torch.autograd.backward(t)` → t (its first argument,
+  // torch/autograd/__init__.py); `accelerator.backward(t)` of an accelerate.Accelerator and
+  // `fabric.backward(t)` of a Lightning Fabric → t (both run t.backward() after their own
+  // scaling: accelerate/accelerator.py Accelerator.backward, lightning/fabric/fabric.py
+  // Fabric.backward). The object is recognised by its origin's qualified name.
+  TSNode backpropagated(TSNode call, const Scope* s) const {
+    if (!is(call, "call")) return TSNode{};
+    auto first_arg = [&]() {
+      auto a = positional_args(call);
+      if (!a.empty()) return a[0];
+      TSNode k = keyword_arg(call, "tensors", src_);
+      return is_null(k) ? keyword_arg(call, "loss", src_) : k;
+    };
+    TSNode r = receiver(call);
+    if (method_name(call, src_) == "backward" && !is_null(r)) {
+      for (const auto& o : m_.origins(r, s)) {
+        if (!is(o.node, "call")) continue;
+        auto q = m_.callee_name(o.node, o.scope);
+        if (q && (*q == "accelerate.Accelerator" || *q == "accelerate.accelerator.Accelerator" ||
+                  *q == "lightning.Fabric" || *q == "lightning.fabric.Fabric" ||
+                  *q == "lightning.fabric.fabric.Fabric" || *q == "lightning_fabric.Fabric"))
+          return first_arg();
+      }
+      return r;
+    }
+    auto q = m_.callee_name(call, s);
+    if (q && *q == "torch.autograd.backward") return first_arg();
+    return TSNode{};
+  }
+  bool is_backward_call(TSNode n) const { return !is_null(backpropagated(n, m_.scope_of(n))); }
+
   // The objects whose call results the file back-propagates (`loss = criterion(out, y)` then
-  // `loss.backward()`): custom criteria (`criterion = LabelSmoothing()`) are losses too. Node
-  // ids of the callees' origins, computed once.
+  // `loss.backward()`): custom criteria (`criterion = LabelSmoothing()`) and the file's loss
+  // functions (`def dice_loss(...)`) are losses too. Node ids of the callees' origins (the
+  // constructing call, or the function_definition), computed once.
   const std::unordered_set<const void*>& backprop_callee_origins() const {
     if (backprop_callees_) return *backprop_callees_;
     backprop_callees_.emplace();
     for (TSNode c : m_.calls()) {
-      if (method_name(c, src_) != "backward") continue;
-      TSNode r = unparen(receiver(c));
-      if (!is(r, "identifier")) continue;
       const Scope* s = m_.scope_of(c);
+      TSNode r = unparen(backpropagated(c, s));
+      if (!is(r, "identifier")) continue;
       const auto* bs = m_.lookup(t(r), s);
       if (!bs) continue;
       for (const Binding& b : *bs) {
@@ -892,6 +924,8 @@ class Builder {
         if (!is(fn, "identifier") && !is(fn, "attribute")) continue;
         for (const auto& o : m_.origins(fn, m_.scope_of(v)))
           if (is(o.node, "call")) backprop_callees_->insert(o.node.id);
+        if (TSNode def = m_.resolve_local_function(v, m_.scope_of(v)); !is_null(def))
+          backprop_callees_->insert(def.id);
       }
     }
     return *backprop_callees_;
@@ -905,7 +939,13 @@ class Builder {
   bool is_criterion(TSNode callee, const Scope* s) const {
     auto q = m_.qualified_name(callee, s);
     if (q && starts_with(*q, "torch.nn.functional.")) return kLossFunctions.count(q->substr(20)) > 0;
+    // A function of this file (`def dice_loss(pred, y)`) whose result the file back-propagates
+    // somewhere: what it computes is a loss.
+    if (TSNode call = m_.parent(callee); is(call, "call") && same(field(call, "function"), callee))
+      if (TSNode def = m_.resolve_local_function(call, s); !is_null(def) && backprop_callee_origins().count(def.id))
+        return true;
     for (const auto& o : m_.origins(callee, s)) {
+      // An object built by a call whose results the file back-propagates (a criterion).
       if (is(o.node, "call") && backprop_callee_origins().count(o.node.id)) return true;
       if (!is(o.node, "call")) continue;
       auto cq = m_.callee_name(o.node, o.scope);
@@ -2201,7 +2241,7 @@ class Builder {
     if (memo != backprops_outside_no_grad_.end()) return memo->second;
     bool found = false;
     visit(field(function_definition, "body"), [&](TSNode n) {
-      if (found || !is(n, "call") || method_name(n, src_) != "backward" || is_null(receiver(n))) return;
+      if (found || !is_backward_call(n)) return;
       if (!under_no_grad(n) && !dead(n)) found = true;
     });
     backprops_outside_no_grad_.emplace(function_definition.id, found);
@@ -2232,7 +2272,7 @@ class Builder {
   bool backprops_at_its_level(TSNode loop) const {
     bool found = false;
     visit(field(loop, "body"), [&](TSNode n) {
-      if (found || !is(n, "call") || method_name(n, src_) != "backward") return;
+      if (found || !is_backward_call(n)) return;
       if (same(innermost_loop(n), loop)) found = true;
     });
     return found;
@@ -2275,8 +2315,8 @@ class Builder {
   bool returns_backpropagated(TSNode def, std::string_view name) const {
     TSNode bw{};
     visit(field(def, "body"), [&](TSNode n) {
-      if (!is_null(bw) || !is(n, "call") || method_name(n, src_) != "backward") return;
-      TSNode r = unparen(receiver(n));
+      if (!is_null(bw)) return;
+      TSNode r = unparen(backpropagated(n, m_.scope_of(n)));
       if (is(r, "identifier") && t(r) == name && is_null(innermost_loop(n)) && !under_no_grad(n)) bw = n;
     });
     if (is_null(bw)) return false;
@@ -2300,8 +2340,7 @@ class Builder {
       TSNode loop = innermost_loop(n);
       if (is_null(loop) || under_no_grad(n)) return;
       visit(field(loop, "body"), [&](TSNode c) {
-        if (!is(c, "call") || method_name(c, src_) != "backward") return;
-        TSNode r = unparen(receiver(c));
+        TSNode r = unparen(backpropagated(c, m_.scope_of(c)));
         if (is(r, "identifier") && t(r) == t(right)) found = true;
       });
     });
@@ -2324,9 +2363,8 @@ class Builder {
     bool found = false;
     visit(field(loop, "body"), [&](TSNode n) {
       if (found || !is(n, "call")) return;
-      if (method_name(n, src_) == "backward") found = true;
-      auto q = m_.callee_name(n, m_.scope_of(n));
-      if (q && *q == "torch.autograd.backward") found = true;
+      // Any `.backward()` (a tensor's, or an Accelerator's / Fabric's) and torch.autograd.backward.
+      if (method_name(n, src_) == "backward" || is_backward_call(n)) found = true;
     });
     return found;
   }
@@ -2638,7 +2676,7 @@ class Builder {
         if (lightning && t(field(m, "name")) == "training_step") { out.push_back(m); continue; }
         bool step = false;
         visit(field(m, "body"), [&](TSNode n) {
-          if (step || !is(n, "call") || method_name(n, src_) != "backward") return;
+          if (step || !is_backward_call(n)) return;
           if (is_null(innermost_loop(n))) step = true;
         });
         if (step) out.push_back(m);
@@ -2656,12 +2694,11 @@ class Builder {
       visit(field(loop, "body"), [&](TSNode n) {
         if (!is(n, "call")) return;
         auto q = m_.callee_name(n, s);
-        std::string_view meth = method_name(n, src_);
         if (q && (*q == "torch.stack" || *q == "torch.cat" || *q == "builtins.sum")) {
           for (auto a : positional_args(n)) { TSNode r = root_identifier(a); if (!is_null(r)) consumed.insert(std::string(t(r))); }
         }
-        if (meth == "backward") {
-          TSNode r = root_identifier(receiver(n));
+        if (TSNode bt = backpropagated(n, s); !is_null(bt)) {
+          TSNode r = root_identifier(bt);
           if (!is_null(r)) consumed.insert(std::string(t(r)) + "#backward");
         }
       });
@@ -2669,8 +2706,7 @@ class Builder {
       // loop is attached to the graph by construction, unless the value is detached.
       std::set<std::string> backprop_names;
       visit(field(loop, "body"), [&](TSNode n) {
-        if (!is(n, "call") || method_name(n, src_) != "backward") return;
-        TSNode r = unparen(receiver(n));
+        TSNode r = unparen(backpropagated(n, s));
         if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
       });
       // A LightningModule's training_step returns the loss Lightning back-propagates: a tensor,
@@ -2754,10 +2790,8 @@ class Builder {
                 att.insert(std::string(t(left)));
             } else if (is(ch, "call")) {
               std::string_view meth = method_name(ch, src_);
-              if (meth == "backward") {
-                TSNode r = root_identifier(receiver(ch));
-                if (!is_null(r) && is(unparen(receiver(ch)), "identifier")) att.insert(std::string(t(r)));
-              }
+              if (TSNode bt = unparen(backpropagated(ch, s)); is(bt, "identifier"))
+                att.insert(std::string(t(bt)));
               if (meth == "append" || meth == "extend" || meth == "insert" || meth == "add") {
                 TSNode cont = receiver(ch);
                 auto a = positional_args(ch);
