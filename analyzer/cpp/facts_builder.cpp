@@ -103,6 +103,89 @@ bool is_loss_name(llvm::StringRef n) {
   return n.contains("loss") || n.contains("cross_entropy");
 }
 
+// The device an expression names, read from the AST (never from how it is spelled): a
+// c10::DeviceType enumerator (`c10::DeviceType::CUDA`), a constant initialised with one
+// (c10/core/DeviceType.h: `constexpr DeviceType kCUDA = DeviceType::CUDA;`, reached as
+// torch::kCUDA / at::kCUDA / c10::kCUDA / kCUDA through using-declarations), or a c10::Device
+// constructed from either (`torch::Device(torch::kCUDA, 1)`) or from a string literal, which
+// c10::Device parses as `TYPE[:INDEX]` ("cuda", "cuda:1", "cpu"; c10/core/Device.cpp).
+// `index` is -1 for the current device of that type (c10::Device's default), nullopt when the
+// index is not a constant. A runtime choice (`cond ? kCUDA : kCPU`, a variable that is not
+// const) is Unknown.
+struct DeviceValue {
+  enum class Type { Unknown, Cpu, Cuda, Other };
+  Type type = Type::Unknown;
+  std::optional<int64_t> index = -1;
+};
+
+DeviceValue device_of_string(llvm::StringRef s) {
+  DeviceValue v;
+  auto [type, index] = s.split(':');
+  if (type == "cpu") v.type = DeviceValue::Type::Cpu;
+  else if (type == "cuda") v.type = DeviceValue::Type::Cuda;
+  else if (!type.empty() && type.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == llvm::StringRef::npos)
+    v.type = DeviceValue::Type::Other;  // mps, xpu, hip, meta, …
+  else
+    return DeviceValue{DeviceValue::Type::Unknown, std::nullopt};
+  if (s.contains(':')) {
+    unsigned long long n = 0;
+    if (index.getAsInteger(10, n)) return DeviceValue{DeviceValue::Type::Unknown, std::nullopt};
+    v.index = static_cast<int64_t>(n);
+  }
+  return v;
+}
+
+DeviceValue device_value(const Expr* e, const ASTContext& ctx, int depth = 0) {
+  const DeviceValue unknown{DeviceValue::Type::Unknown, std::nullopt};
+  if (!e || depth > 16) return unknown;
+  e = e->IgnoreUnlessSpelledInSource();
+  if (auto* fc = dyn_cast<CXXFunctionalCastExpr>(e)) return device_value(fc->getSubExpr(), ctx, depth + 1);
+  if (auto* sl = dyn_cast<StringLiteral>(e)) {
+    if (sl->getCharByteWidth() != 1) return unknown;
+    return device_of_string(sl->getString());
+  }
+  if (auto* c = dyn_cast<CXXConstructExpr>(e)) {
+    const CXXConstructorDecl* ctor = c->getConstructor();
+    if (!ctor || c->getNumArgs() < 1) return unknown;
+    if (ctor->isCopyOrMoveConstructor()) return device_value(c->getArg(0), ctx, depth + 1);
+    const CXXRecordDecl* cls = ctor->getParent();
+    if (has_qualified_name(cls, "c10::Device")) {
+      // Device(DeviceType type, DeviceIndex index = -1) or Device(const std::string&).
+      DeviceValue v = device_value(c->getArg(0), ctx, depth + 1);
+      if (c->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(c->getArg(1))) {
+        Expr::EvalResult r;
+        if (!c->getArg(1)->isValueDependent() && c->getArg(1)->EvaluateAsInt(r, ctx)) v.index = r.Val.getInt().getExtValue();
+        else v.index = std::nullopt;
+      }
+      return v;
+    }
+    // std::string built from a literal (the argument of Device(const std::string&)).
+    if (c->getNumArgs() >= 1) return device_value(c->getArg(0), ctx, depth + 1);
+    return unknown;
+  }
+  if (auto* d = dyn_cast<DeclRefExpr>(e)) {
+    if (auto* ec = dyn_cast<EnumConstantDecl>(d->getDecl())) {
+      auto* ed = dyn_cast<EnumDecl>(ec->getDeclContext());
+      if (!has_qualified_name(ed, "c10::DeviceType")) return unknown;
+      if (has_qualified_name(ec, "c10::DeviceType::CUDA")) return DeviceValue{DeviceValue::Type::Cuda, -1};
+      if (has_qualified_name(ec, "c10::DeviceType::CPU")) return DeviceValue{DeviceValue::Type::Cpu, -1};
+      return DeviceValue{DeviceValue::Type::Other, -1};
+    }
+    // A constant (kCUDA, or a const variable of the program): its initializer.
+    if (auto* vd = dyn_cast<VarDecl>(d->getDecl());
+        vd && !isa<ParmVarDecl>(vd) && vd->getType().isConstQualified() && vd->getInit())
+      return device_value(vd->getInit(), ctx, depth + 1);
+  }
+  return unknown;
+}
+
+// The device a fix writes for a device gpulint decided from the AST: valid in any scope.
+std::string device_spelling(const DeviceValue& v) {
+  if (v.type != DeviceValue::Type::Cuda || !v.index) return {};
+  if (*v.index < 0) return "torch::kCUDA";
+  return "torch::Device(torch::kCUDA, " + std::to_string(*v.index) + ")";
+}
+
 // ---------------------------------------------------------------------------------------------
 // Expressions.
 
@@ -441,14 +524,22 @@ class Builder {
   const LangOptions& lo_;
   std::map<const VarDecl*, std::vector<const Expr*>> assignments_;  // Tensor var = expr
   std::set<const VarDecl*> visiting_;
-  // Models: variable → its `.to(arg)` argument text ("" for .cuda()), placed or not.
+  // The device a model was placed on, as text a fix can write: either spelled by gpulint
+  // from the device the AST names (`portable`: `torch::kCUDA`, valid in any scope), or the
+  // device variable the program passed (`var`, its name as written: valid in `scope`, or
+  // anywhere when `scope` is null, a global).
+  struct PlacedDevice {
+    std::string text;
+    bool portable = false;
+    const FunctionDecl* scope = nullptr;
+    const VarDecl* var = nullptr;
+  };
+  // Models: variable → placed or not, and on which device.
   struct Model {
     const VarDecl* var = nullptr;
     bool placed = false;
     bool escapes = false;          // passed to a function gpulint does not follow
-    std::optional<std::string> device_text;  // how it was placed, usable in a fix
-    const FunctionDecl* device_scope = nullptr;
-    const VarDecl* device_var = nullptr;     // the variable device_text names, if one
+    std::optional<PlacedDevice> device;  // how it was placed, usable in a fix
   };
   std::map<const VarDecl*, Model> models_;
   // How a function of this file uses its parameter `index` when handed a model.
@@ -456,13 +547,11 @@ class Builder {
     bool trains = false;   // its parameters() are read (an optimizer is built on them)
     bool places = false;   // .to(...) / .cuda() is called on it
     bool escapes = false;  // handed on where gpulint cannot follow
-    std::optional<std::string> device_text;
-    const FunctionDecl* device_scope = nullptr;
+    std::optional<PlacedDevice> device;
   };
   ParamUse param_use(const FunctionDecl* fn, unsigned index, int depth);
   void merge_calls(const Stmt& body, const std::function<bool(const Expr*)>& is_model, ParamUse& use, int depth);
-  std::optional<std::string> placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope,
-                                              const VarDecl** var = nullptr);
+  std::optional<PlacedDevice> placement_device(const CXXMemberCallExpr* mv);
   const Model* parameter_model(const ParmVarDecl* param);
   std::map<std::pair<const FunctionDecl*, unsigned>, ParamUse> param_uses_;
   std::map<const ParmVarDecl*, std::optional<Model>> param_models_;
@@ -634,9 +723,7 @@ void Builder::collect_training_signals() {
   if (!gpu_intent_) {
     // torch::Device device("cuda:0")
     for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(hasName("::c10::Device"))))))))
-      for (const Expr* a : c->arguments())
-        if (auto* sl = dyn_cast<StringLiteral>(strip(a)->IgnoreImplicit()))
-          if (sl->getCharByteWidth() == 1 && sl->getString().startswith("cuda")) gpu_intent_ = true;
+      if (device_value(c, ctx_).type == DeviceValue::Type::Cuda) gpu_intent_ = true;
   }
 
   // Tensor variables assigned after their declaration: `loss = criterion(out, y);`
@@ -958,7 +1045,7 @@ Builder::ParamUse Builder::param_use(const FunctionDecl* fn, unsigned index, int
            hasAnyName("to", "cuda"), ofClass(isSameOrDerivedFrom("::torch::nn::Module"))))).bind("n")), *body, ctx_))) {
     if (!on_param(mv->getImplicitObjectArgument())) continue;
     use.places = true;
-    if (!use.device_text) use.device_text = placement_device(mv, &use.device_scope);
+    if (!use.device) use.device = placement_device(mv);
   }
   merge_calls(*body, [&](const Expr* a) { return on_param(a); }, use, depth);
   param_uses_[key] = use;
@@ -985,8 +1072,7 @@ void Builder::merge_calls(const Stmt& body, const std::function<bool(const Expr*
       use.escapes |= callee.escapes;
       if (callee.places) {
         use.places = true;
-        if (!use.device_text && callee.device_text && callee.device_text == std::string("torch::kCUDA"))
-          use.device_text = callee.device_text;
+        if (!use.device && callee.device && callee.device->portable) use.device = callee.device;
       }
     }
   }
@@ -998,24 +1084,33 @@ void Builder::merge_calls(const Stmt& body, const std::function<bool(const Expr*
   }
 }
 
-// The device a `.to(device)` / `.cuda()` on a model names, as text usable in a fix; the
-// function whose variable it is goes to `*scope` (null for torch::kCUDA and globals).
-std::optional<std::string> Builder::placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope,
-                                                     const VarDecl** var) {
-  *scope = nullptr;
-  if (var) *var = nullptr;
-  if (method_named(mv->getMethodDecl(), "cuda")) return std::string("torch::kCUDA");
+// The device a `.to(device)` / `.cuda()` on a model names, usable in a fix: a CUDA device the
+// AST decides (`.cuda()`, `torch::kCUDA` however reached, `torch::Device("cuda:1")`), spelled
+// by gpulint; else the device variable passed, by its name as written.
+std::optional<Builder::PlacedDevice> Builder::placement_device(const CXXMemberCallExpr* mv) {
+  PlacedDevice out;
+  if (method_named(mv->getMethodDecl(), "cuda")) {
+    out.text = "torch::kCUDA";
+    out.portable = true;
+    return out;
+  }
   if (mv->getNumArgs() < 1) return std::nullopt;
+  if (std::string s = device_spelling(device_value(mv->getArg(0), ctx_)); !s.empty()) {
+    out.text = s;
+    out.portable = true;
+    return out;
+  }
   const Expr* a = strip(mv->getArg(0));
-  // `to(torch::kCUDA)`: the DeviceType converts to a Device.
+  // `to(device)` with a DeviceType variable: it converts to a Device.
   if (auto* c = dyn_cast<CXXConstructExpr>(a); c && c->getNumArgs() >= 1 && !isa<CXXTemporaryObjectExpr>(c))
     a = strip(c->getArg(0));
   if (auto* d = dyn_cast<DeclRefExpr>(a))
     if (auto* dv = dyn_cast<VarDecl>(d->getDecl()))
       if (auto r = range(a->getSourceRange())) {
-        *scope = dyn_cast_or_null<FunctionDecl>(dv->getParentFunctionOrMethod());
-        if (var) *var = dv;
-        return text(*r);
+        out.text = text(*r);
+        out.scope = dyn_cast_or_null<FunctionDecl>(dv->getParentFunctionOrMethod());
+        out.var = dv;
+        return out;
       }
   return std::nullopt;
 }
@@ -1047,7 +1142,7 @@ void Builder::collect_models(FileFacts& f) {
       h.trains |= u.trains;
       h.places |= u.places;
       h.escapes |= u.escapes;
-      if (u.places && !h.device_text && u.device_text == std::string("torch::kCUDA")) h.device_text = u.device_text;
+      if (u.places && !h.device && u.device && u.device->portable) h.device = u.device;
     }
   }
   for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr()))) {
@@ -1064,20 +1159,14 @@ void Builder::collect_models(FileFacts& f) {
     auto it = models_.find(vd);
     if (it == models_.end()) continue;
     it->second.placed = true;
-    const FunctionDecl* scope = nullptr;
-    const VarDecl* device_var = nullptr;
-    if (auto d = placement_device(mv, &scope, &device_var); d && !it->second.device_text) {
-      it->second.device_text = d;
-      it->second.device_scope = scope;
-      it->second.device_var = device_var;
-    }
+    if (!it->second.device) it->second.device = placement_device(mv);
   }
   for (const auto& [vd, h] : handed) {
     auto it = models_.find(vd);
     if (it == models_.end()) continue;
     if (h.places) {
       it->second.placed = true;
-      if (!it->second.device_text && h.device_text) it->second.device_text = h.device_text;
+      if (!it->second.device && h.device) it->second.device = h.device;
     }
     // Handed to a function gpulint cannot follow: it may be placed there; not decided, silent.
     if (h.escapes) it->second.escapes = true;
@@ -1108,8 +1197,7 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
   m.var = param;
   if (own.places) {
     m.placed = true;
-    m.device_text = own.device_text;
-    m.device_scope = own.device_scope;
+    m.device = own.device;
     param_models_[param] = m;
     return &*param_models_[param];
   }
@@ -1133,17 +1221,18 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
     else if (auto it = models_.find(vd); it != models_.end()) caller = &it->second;
     if (!caller || !caller->placed) return nullptr;
     any = true;
-    if (!m.device_text && caller->device_text == std::string("torch::kCUDA")) m.device_text = caller->device_text;
+    if (!m.device && caller->device && caller->device->portable) m.device = caller->device;
+    const VarDecl* caller_device_var = caller->device ? caller->device->var : nullptr;
     std::optional<unsigned> here;
-    for (unsigned k = 0; caller->device_var && k + first < c->getNumArgs() && k < def->getNumParams(); ++k) {
+    for (unsigned k = 0; caller_device_var && k + first < c->getNumArgs() && k < def->getNumParams(); ++k) {
       const Expr* da = strip(c->getArg(k + first));
-      if (isa<DeclRefExpr>(da) && root_var(da) == caller->device_var) here = k;
+      if (isa<DeclRefExpr>(da) && root_var(da) == caller_device_var) here = k;
     }
     if (!here || (device_param && device_param != here)) device_param_known = false;
     device_param = here;
   }
   if (!any) return nullptr;
-  if (!m.device_text && device_param_known && device_param) {
+  if (!m.device && device_param_known && device_param) {
     const ParmVarDecl* dp = def->getParamDecl(*device_param);
     // Only when no local of the function shadows the parameter's name.
     bool shadowed = false;
@@ -1151,9 +1240,7 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
       for (const VarDecl* v : nodes<VarDecl>(match(findAll(varDecl().bind("n")), *def->getBody(), ctx_)))
         shadowed |= v != dp && v->getDeclName().isIdentifier() && v->getName() == dp->getName();
       if (!shadowed) {
-        m.device_text = dp->getNameAsString();
-        m.device_scope = def;
-        m.device_var = dp;
+        m.device = PlacedDevice{dp->getNameAsString(), false, def, dp};
       }
     }
   }
@@ -1257,8 +1344,8 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
             }
           }
         }
-        if (m.device_text && (m.device_text == std::string("torch::kCUDA") || m.device_scope == nullptr || m.device_scope == here)) {
-          if (auto ed = edit(r->end, r->end, ".to(" + *m.device_text + ")")) u.fix.push_back(*ed);
+        if (m.device && (m.device->portable || m.device->scope == nullptr || m.device->scope == here)) {
+          if (auto ed = edit(r->end, r->end, ".to(" + m.device->text + ")")) u.fix.push_back(*ed);
         }
         f.unmoved_batches.push_back(std::move(u));
       }
@@ -1302,8 +1389,10 @@ void Builder::collect_created_then_moved(FileFacts& f) {
       bool is_device = has_qualified_name(record_of(t), "c10::Device");
       if (auto* et = t->getAs<EnumType>()) is_device = has_qualified_name(et->getDecl(), "c10::DeviceType");
       if (!is_device) continue;
-      if (auto* d = dyn_cast<DeclRefExpr>(strip(inner)))
-        if (has_qualified_name(d->getDecl(), "c10::kCPU")) continue;
+      // A move to a device the AST decides is not CUDA (`torch::kCPU`, `torch::Device("cpu")`,
+      // kMPS) is not the GPU copy DEV003 is about.
+      DeviceValue dv = device_value(a, ctx_);
+      if (dv.type == DeviceValue::Type::Cpu || dv.type == DeviceValue::Type::Other) continue;
       auto r = range(inner->getSourceRange());
       if (!r) continue;
       device = text(*r);
