@@ -1208,10 +1208,12 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
   // MNIST example's `train(..., Net& model, torch::Device device, ...)`): the fix can name it.
   std::optional<unsigned> device_param;
   bool device_param_known = true;
-  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
+  index_call_sites();
+  auto sites = call_sites_.find(def->getCanonicalDecl());
+  if (sites == call_sites_.end()) return nullptr;
+  for (const CallExpr* c : sites->second) {
     const FunctionDecl* fd = c->getDirectCallee();
-    const FunctionDecl* cdef = nullptr;
-    if (!fd || !fd->hasBody(cdef) || cdef != def) continue;
+    if (!fd) continue;
     unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;
     if (index + first >= c->getNumArgs()) return nullptr;
     const Expr* a = c->getArg(index + first);
