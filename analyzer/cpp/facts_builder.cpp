@@ -550,7 +550,11 @@ class Builder {
     std::optional<PlacedDevice> device;
   };
   ParamUse param_use(const FunctionDecl* fn, unsigned index, int depth);
-  void merge_calls(const Stmt& body, const std::function<bool(const Expr*)>& is_model, ParamUse& use, int depth);
+  // Follows the calls and constructions under `root` (a function body, or the translation
+  // unit) that hand a model to code of this file: for each argument `model_of` maps to a
+  // variable, what the callee does with it (param_use) is merged into `uses[variable]`.
+  void merge_calls(const DynTypedNode& root, const std::function<const VarDecl*(const Expr*)>& model_of,
+                   std::map<const VarDecl*, ParamUse>& uses, int depth);
   std::optional<PlacedDevice> placement_device(const CXXMemberCallExpr* mv);
   const Model* parameter_model(const ParmVarDecl* param);
   std::map<std::pair<const FunctionDecl*, unsigned>, ParamUse> param_uses_;
@@ -1047,27 +1051,37 @@ Builder::ParamUse Builder::param_use(const FunctionDecl* fn, unsigned index, int
     use.places = true;
     if (!use.device) use.device = placement_device(mv);
   }
-  merge_calls(*body, [&](const Expr* a) { return on_param(a); }, use, depth);
+  std::map<const VarDecl*, ParamUse> handed;
+  merge_calls(DynTypedNode::create(*body), [&](const Expr* a) { return on_param(a) ? param : nullptr; }, handed, depth);
+  if (auto it = handed.find(param); it != handed.end()) {
+    const ParamUse& h = it->second;
+    use.trains |= h.trains;
+    use.escapes |= h.escapes;
+    if (h.places) {
+      use.places = true;
+      if (!use.device) use.device = h.device;
+    }
+  }
   param_uses_[key] = use;
   return use;
 }
 
-// Follows the calls in `body` that receive a model (`is_model(arg)`): into functions of this
-// file that have a body (their ParamUse merged into `use`); a function of this file without
-// one, or a constructor of a class of this file, may place it anywhere (escapes). Calls of
-// library functions (torch::save(model, …)) neither place nor hide a model.
-void Builder::merge_calls(const Stmt& body, const std::function<bool(const Expr*)>& is_model, ParamUse& use, int depth) {
-  for (const CallExpr* c : nodes<CallExpr>(match(findAll(callExpr().bind("n")), body, ctx_))) {
+// The calls under `root` that receive a model (`model_of(arg)`): into functions of this file
+// that have a body (their ParamUse merged into the variable's); a function of this file
+// without one, or a constructor of a class of this file, may place it anywhere (escapes).
+// Calls of library functions (torch::save(model, …)) neither place nor hide a model. Only a
+// portable device (one gpulint spells, valid in the caller's scope) comes back with `places`.
+void Builder::merge_calls(const DynTypedNode& root, const std::function<const VarDecl*(const Expr*)>& model_of,
+                          std::map<const VarDecl*, ParamUse>& uses, int depth) {
+  for (const CallExpr* c : nodes<CallExpr>(match(findAll(callExpr().bind("n")), root, ctx_))) {
     const FunctionDecl* fd = c->getDirectCallee();
     if (!fd || !offset(fd->getLocation())) continue;  // only functions written in this file
-    unsigned first = 0;
-    if (auto* op = dyn_cast<CXXOperatorCallExpr>(c)) {
-      if (isa<CXXMethodDecl>(fd)) first = 1;  // the object is argument 0
-      (void)op;
-    }
+    unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;  // the object is argument 0
     for (unsigned i = first; i < c->getNumArgs(); ++i) {
-      if (!is_model(c->getArg(i))) continue;
+      const VarDecl* vd = model_of(c->getArg(i));
+      if (!vd) continue;
       ParamUse callee = param_use(fd, i - first, depth + 1);
+      ParamUse& use = uses[vd];
       use.trains |= callee.trains;
       use.escapes |= callee.escapes;
       if (callee.places) {
@@ -1076,11 +1090,11 @@ void Builder::merge_calls(const Stmt& body, const std::function<bool(const Expr*
       }
     }
   }
-  for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(match(findAll(cxxConstructExpr().bind("n")), body, ctx_))) {
+  for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(match(findAll(cxxConstructExpr().bind("n")), root, ctx_))) {
     const CXXConstructorDecl* ctor = c->getConstructor();
     if (!ctor || !offset(ctor->getLocation()) || ctor->isCopyOrMoveConstructor()) continue;
     for (const Expr* a : c->arguments())
-      if (is_model(a)) use.escapes = true;
+      if (const VarDecl* vd = model_of(a)) uses[vd].escapes = true;
   }
 }
 
@@ -1130,27 +1144,7 @@ void Builder::collect_models(FileFacts& f) {
   auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
   // Models handed to functions of this file: trained, placed or hidden there.
   std::map<const VarDecl*, ParamUse> handed;
-  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
-    const FunctionDecl* fd = c->getDirectCallee();
-    if (!fd || !offset(fd->getLocation())) continue;
-    unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;
-    for (unsigned i = first; i < c->getNumArgs(); ++i) {
-      const VarDecl* vd = local_model(c->getArg(i));
-      if (!vd) continue;
-      ParamUse u = param_use(fd, i - first, 0);
-      ParamUse& h = handed[vd];
-      h.trains |= u.trains;
-      h.places |= u.places;
-      h.escapes |= u.escapes;
-      if (u.places && !h.device && u.device && u.device->portable) h.device = u.device;
-    }
-  }
-  for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr()))) {
-    const CXXConstructorDecl* ctor = c->getConstructor();
-    if (!ctor || !offset(ctor->getLocation()) || ctor->isCopyOrMoveConstructor()) continue;
-    for (const Expr* a : c->arguments())
-      if (const VarDecl* vd = local_model(a)) handed[vd].escapes = true;
-  }
+  merge_calls(DynTypedNode::create(*ctx_.getTranslationUnitDecl()), local_model, handed, -1);
   for (const auto& [vd, h] : handed)
     if (h.trains) models_[vd].var = vd;
   if (models_.empty()) return;
