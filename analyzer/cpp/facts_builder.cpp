@@ -801,6 +801,29 @@ void Builder::collect_loaders(FileFacts& f) {
     site.callee = *callee_r;
     site.pin_memory.alternatives = {Value::absent()};
 
+    // How the fix sets the workers: replace a written value, append `.workers(N)` to an
+    // options expression, wrap a batch size converted to options, add an options argument,
+    // or add the statement `options.workers(N);` after the options' declaration.
+    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument, AppendStatement };
+    // The site's fix, built once for every path: the edit is validated now (as a clang
+    // Replacement; the AST is gone when the rule asks) and the rule supplies the value.
+    // `wrapped`: the converted argument's text (WrapConversion); `statement_prefix`:
+    // "\n<indent>options.workers(" (AppendStatement).
+    auto set_fix = [&](FixKind kind, uint32_t start, uint32_t end, const std::string& wrapped,
+                       const std::string& statement_prefix) {
+      std::string prefix, suffix;
+      switch (kind) {
+        case FixKind::ReplaceValue: break;
+        case FixKind::AppendCall: prefix = ".workers("; suffix = ")"; break;
+        case FixKind::WrapConversion: prefix = "torch::data::DataLoaderOptions(" + wrapped + ").workers("; suffix = ")"; break;
+        case FixKind::AddArgument: prefix = ", torch::data::DataLoaderOptions().workers("; suffix = ")"; break;
+        case FixKind::AppendStatement: prefix = statement_prefix; suffix = ");"; break;
+        case FixKind::None: return;
+      }
+      if (std::optional<Edit> base = edit(start, end, prefix + "N" + suffix))
+        site.set_arguments = workers_setter(*base, prefix, suffix);
+    };
+
     const Expr* opt_arg = nullptr;
     for (const Expr* a : call->arguments())
       if (has_qualified_name(record_of(a->getType()), "torch::data::DataLoaderOptions")) opt_arg = a;
@@ -810,20 +833,11 @@ void Builder::collect_loaders(FileFacts& f) {
       if (ro.kind == RecoveredOptions::Kind::Defaulted || ro.kind == RecoveredOptions::Kind::BatchSize) {
         site.num_workers.alternatives = {Value::absent()};
         site.num_workers.origin = ValueOrigin::Absent;
-        std::optional<Edit> base;
-        std::string prefix, suffix;
         if (ro.kind == RecoveredOptions::Kind::Defaulted) {
-          if (auto rp = offset(call->getRParenLoc())) {
-            prefix = ", torch::data::DataLoaderOptions().workers(";
-            suffix = ")";
-            base = edit(*rp, *rp, prefix + "N" + suffix);
-          }
+          if (auto rp = offset(call->getRParenLoc())) set_fix(FixKind::AddArgument, *rp, *rp, {}, {});
         } else if (auto r = range(ro.argument->getSourceRange())) {
-          prefix = "torch::data::DataLoaderOptions(" + text(*r) + ").workers(";
-          suffix = ")";
-          base = edit(r->start, r->end, prefix + "N" + suffix);
+          set_fix(FixKind::WrapConversion, r->start, r->end, text(*r), {});
         }
-        if (base) site.set_arguments = workers_setter(*base, prefix, suffix);
         f.loaders.push_back(std::move(site));
         continue;
       }
@@ -835,8 +849,6 @@ void Builder::collect_loaders(FileFacts& f) {
       continue;
     }
 
-    // How the fix sets the workers: replace a written value, or append `.workers(N)`.
-    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument, AppendStatement };
     FixKind fix = FixKind::None;
     uint32_t fix_start = 0, fix_end = 0;
     std::string wrapped;  // the converted argument's text (WrapConversion)
@@ -1004,21 +1016,7 @@ void Builder::collect_loaders(FileFacts& f) {
       site.num_workers.origin = origin;
       site.num_workers.written = written;
     }
-    if (fix != FixKind::None) {
-      std::optional<Edit> base;  // computed now: the AST is gone when the rule asks
-      std::string prefix, suffix;
-      switch (fix) {
-        case FixKind::ReplaceValue: suffix = ""; break;
-        case FixKind::AppendCall: prefix = ".workers("; suffix = ")"; break;
-        case FixKind::WrapConversion: prefix = "torch::data::DataLoaderOptions(" + wrapped + ").workers("; suffix = ")"; break;
-        case FixKind::AddArgument: prefix = ", torch::data::DataLoaderOptions().workers("; suffix = ")"; break;
-        case FixKind::AppendStatement: prefix = statement_prefix; suffix = ");"; break;
-        case FixKind::None: break;
-      }
-      // Validate the range once as a clang Replacement; the rule supplies the value.
-      base = edit(fix_start, fix_end, prefix + "N" + suffix);
-      if (base) site.set_arguments = workers_setter(*base, prefix, suffix);
-    }
+    set_fix(fix, fix_start, fix_end, wrapped, statement_prefix);
     f.loaders.push_back(std::move(site));
   }
 }
