@@ -99,6 +99,21 @@ bool is_tensor_vector(QualType t) {
   return a.getKind() == TemplateArgument::Type && is_tensor_type(a.getAsType());
 }
 
+// Methods of at::Tensor whose result aliases the tensor they are called on: the same storage,
+// hence the same device. From ATen's native_functions.yaml (torchgen/packaged/ATen/native/ in
+// python3-torch 1.13): each of these declares `(Tensor(a) self, ...) -> Tensor(a)`, the
+// result an alias of `self` (reshape, flatten and contiguous return `self` itself or a copy
+// when the layout needs one, on self's device either way). A CPU tensor seen through one is a
+// CPU tensor: DEV002 follows them from an unmoved batch field, DEV003 from a factory call to
+// its move. (at::Tensor has no `float()` method in C++: `.to(torch::kFloat)` is a move.)
+constexpr llvm::StringRef kAliasingTensorMethods[] = {"view",    "reshape",   "flatten", "squeeze",   "unsqueeze",
+                                                      "permute", "transpose", "t",       "contiguous"};
+
+bool is_aliasing_tensor_method(const CXXMethodDecl* m) {
+  return m && m->getDeclName().isIdentifier() && has_qualified_name(m->getParent(), "at::Tensor") &&
+         llvm::is_contained(kAliasingTensorMethods, m->getName());
+}
+
 bool is_loss_name(llvm::StringRef n) {
   return n.contains("loss") || n.contains("cross_entropy");
 }
@@ -1271,16 +1286,10 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
     std::function<bool(const Expr*)> unmoved = [&](const Expr* a) -> bool {
       if (is_field(a)) return true;
       const Expr* s = strip(a);
-      // A reshaped or converted view of an unmoved batch tensor is on the CPU too:
-      // `images.view({-1, 784})`, `batch.data.flatten(1)`, `labels.squeeze()`.
+      // A view of an unmoved batch tensor is on the CPU too: `images.view({-1, 784})`,
+      // `batch.data.flatten(1)`, `labels.squeeze()`.
       if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
-        const CXXMethodDecl* m = mc->getMethodDecl();
-        if (m && has_qualified_name(m->getParent(), "at::Tensor") && m->getDeclName().isIdentifier() &&
-            llvm::is_contained(std::initializer_list<llvm::StringRef>{"view", "reshape", "flatten", "squeeze",
-                                                                       "unsqueeze", "permute", "transpose",
-                                                                       "contiguous", "float", "t"},
-                               m->getName()))
-          return unmoved(mc->getImplicitObjectArgument());
+        if (is_aliasing_tensor_method(mc->getMethodDecl())) return unmoved(mc->getImplicitObjectArgument());
         return false;
       }
       if (auto* d = dyn_cast<DeclRefExpr>(s))
@@ -1355,10 +1364,10 @@ void Builder::collect_created_then_moved(FileFacts& f) {
       "::torch::eye", "::torch::tensor"))));
   // Not torch::from_blob: it wraps memory the program already holds on the host, so it cannot
   // be created on the device (a device option would declare that pointer device memory).
-  // A shape-only view between the creation and the move (`torch::tensor(v).reshape({n, 4})`)
-  // is still the CPU tensor being moved.
+  // A view between the creation and the move (`torch::tensor(v).reshape({n, 4})`) is still
+  // the CPU tensor being moved.
   auto view = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasAnyName("reshape", "view", "unsqueeze", "squeeze", "flatten"), ofClass(hasName("::at::Tensor")))),
+      callee(cxxMethodDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(kAliasingTensorMethods)), ofClass(hasName("::at::Tensor")))),
       on(ignoringImplicit(ignoringParens(factory))));
   auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(
       callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(hasName("::at::Tensor")))),
