@@ -498,6 +498,11 @@ class Builder {
   bool call_sites_indexed_ = false;
 
   void collect_training_signals();
+  // Does `s` hold code clang could not make sense of (an expression with errors: a recovery
+  // expression for a call of an undeclared or ill-typed name; a declaration marked invalid)?
+  // Around such code clang drops whole statements (a range-for over an invalid range, with
+  // its body), so what is missing from the AST there is unknown.
+  bool holds_dropped_code(const Stmt* s, int depth = 0);
   void collect_loaders(FileFacts& f);
   // make_data_loader calls clang left unresolved: a dataset whose type comes from a header
   // that is missing (clang 16 then builds recovery AST: a call of an UnresolvedLookupExpr with
@@ -587,6 +592,17 @@ std::vector<const T*> nodes(const llvm::SmallVector<BoundNodes, 1>& found) {
   for (const BoundNodes& b : found)
     if (auto* n = b.getNodeAs<T>("n"); n && seen.insert(n).second) out.push_back(n);
   return out;
+}
+
+bool Builder::holds_dropped_code(const Stmt* s, int depth) {
+  if (!s || depth > 512) return false;
+  if (auto* e = dyn_cast<Expr>(s); e && e->containsErrors()) return true;
+  if (auto* ds = dyn_cast<DeclStmt>(s))
+    for (const Decl* d : ds->decls())
+      if (d->isInvalidDecl()) return true;
+  for (const Stmt* c : s->children())
+    if (holds_dropped_code(c, depth + 1)) return true;
+  return false;
 }
 
 bool Builder::attached(const Expr* e, int depth) {
@@ -723,15 +739,22 @@ void Builder::collect_training_signals() {
   auto backward = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("backward"), ofClass(hasName("::at::Tensor"))))));
   auto step = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("step"), ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer"))))));
   auto free_backward = GPULINT_MATCH(callExpr(callee(functionDecl(hasName("::torch::autograd::backward")))));
+  // A program trains when a loss is back-propagated or an optimizer steps (RULES.md, DEV001);
+  // an optimizer that is only constructed does not train anything.
   trains_ = !backward.empty() || !step.empty() || !free_backward.empty();
   if (!trains_) {
-    // An optimizer built over a module's parameters exists to step them. The step itself may
-    // be in code clang did not keep: a range-for over a loader whose dataset type comes from
-    // a missing header is dropped from the AST, body and all.
-    auto optimizer_built = GPULINT_MATCH(cxxConstructExpr(
+    // Unless the code that would step it is code clang could not keep: a range-for over a
+    // loader whose dataset type comes from a missing header is dropped from the AST, body
+    // (backward() and step()) and all. An optimizer built over a module's parameters in a
+    // function that holds such broken code (an invalid declaration, an expression with
+    // errors) counts as stepped there; in a function clang parsed whole, it is not.
+    auto optimizer_built = nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr(
         hasDeclaration(cxxConstructorDecl(ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer")))),
-        hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module"))))))));
-    trains_ = !optimizer_built.empty();
+        hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))))));
+    for (const CXXConstructExpr* c : optimizer_built) {
+      const FunctionDecl* fn = enclosing_function(DynTypedNode::create(*c));
+      if (fn && fn->getBody() && holds_dropped_code(fn->getBody())) trains_ = true;
+    }
   }
 
   auto cuda_const = GPULINT_MATCH(declRefExpr(to(varDecl(hasAnyName("::c10::kCUDA")))));
