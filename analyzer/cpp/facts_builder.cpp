@@ -174,8 +174,10 @@ DeviceValue device_value(const Expr* e, const ASTContext& ctx, int depth = 0) {
       }
       return v;
     }
-    // std::string built from a literal (the argument of Device(const std::string&)).
-    if (c->getNumArgs() >= 1) return device_value(c->getArg(0), ctx, depth + 1);
+    // The std::string a literal builds for Device(const std::string&); the TensorOptions a
+    // Device or DeviceType converts to (at::Tensor::to's one-argument overload takes those).
+    bool std_string = cls && cls->isInStdNamespace() && cls->getDeclName().isIdentifier() && cls->getName() == "basic_string";
+    if (std_string || has_qualified_name(cls, "c10::TensorOptions")) return device_value(c->getArg(0), ctx, depth + 1);
     return unknown;
   }
   if (auto* d = dyn_cast<DeclRefExpr>(e)) {
