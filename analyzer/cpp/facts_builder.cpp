@@ -572,10 +572,10 @@ class Builder {
     std::optional<PlacedDevice> device;
   };
   ParamUse param_use(const FunctionDecl* fn, unsigned index, int depth);
-  // Follows the calls and constructions under `root` (a function body, or the translation
-  // unit) that hand a model to code of this file: for each argument `model_of` maps to a
-  // variable, what the callee does with it (param_use) is merged into `uses[variable]`.
-  void merge_calls(const DynTypedNode& root, const std::function<const VarDecl*(const Expr*)>& model_of,
+  // Follows the calls and constructions in `body` (a function body; nullptr: the whole
+  // translation unit) that hand a model to code of this file: for each argument `model_of`
+  // maps to a variable, what the callee does with it (param_use) is merged into `uses[variable]`.
+  void merge_calls(const Stmt* body, const std::function<const VarDecl*(const Expr*)>& model_of,
                    std::map<const VarDecl*, ParamUse>& uses, int depth);
   std::optional<PlacedDevice> placement_device(const CXXMemberCallExpr* mv);
   const Model* parameter_model(const ParmVarDecl* param);
@@ -1090,7 +1090,7 @@ Builder::ParamUse Builder::param_use(const FunctionDecl* fn, unsigned index, int
     if (!use.device) use.device = placement_device(mv);
   }
   std::map<const VarDecl*, ParamUse> handed;
-  merge_calls(DynTypedNode::create(*body), [&](const Expr* a) { return on_param(a) ? param : nullptr; }, handed, depth);
+  merge_calls(body, [&](const Expr* a) { return on_param(a) ? param : nullptr; }, handed, depth);
   if (auto it = handed.find(param); it != handed.end()) {
     const ParamUse& h = it->second;
     use.trains |= h.trains;
@@ -1104,14 +1104,16 @@ Builder::ParamUse Builder::param_use(const FunctionDecl* fn, unsigned index, int
   return use;
 }
 
-// The calls under `root` that receive a model (`model_of(arg)`): into functions of this file
+// The calls in `body` (nullptr: the translation unit) that receive a model (`model_of(arg)`): into functions of this file
 // that have a body (their ParamUse merged into the variable's); a function of this file
 // without one, or a constructor of a class of this file, may place it anywhere (escapes).
 // Calls of library functions (torch::save(model, …)) neither place nor hide a model. Only a
 // portable device (one gpulint spells, valid in the caller's scope) comes back with `places`.
-void Builder::merge_calls(const DynTypedNode& root, const std::function<const VarDecl*(const Expr*)>& model_of,
+void Builder::merge_calls(const Stmt* body, const std::function<const VarDecl*(const Expr*)>& model_of,
                           std::map<const VarDecl*, ParamUse>& uses, int depth) {
-  for (const CallExpr* c : nodes<CallExpr>(match(findAll(callExpr().bind("n")), root, ctx_))) {
+  auto calls = body ? nodes<CallExpr>(match(findAll(callExpr().bind("n")), *body, ctx_))
+                    : nodes<CallExpr>(GPULINT_MATCH(callExpr()));
+  for (const CallExpr* c : calls) {
     const FunctionDecl* fd = c->getDirectCallee();
     if (!fd || !offset(fd->getLocation())) continue;  // only functions written in this file
     unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;  // the object is argument 0
@@ -1128,7 +1130,9 @@ void Builder::merge_calls(const DynTypedNode& root, const std::function<const Va
       }
     }
   }
-  for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(match(findAll(cxxConstructExpr().bind("n")), root, ctx_))) {
+  auto constructions = body ? nodes<CXXConstructExpr>(match(findAll(cxxConstructExpr().bind("n")), *body, ctx_))
+                            : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr()));
+  for (const CXXConstructExpr* c : constructions) {
     const CXXConstructorDecl* ctor = c->getConstructor();
     if (!ctor || !offset(ctor->getLocation()) || ctor->isCopyOrMoveConstructor()) continue;
     for (const Expr* a : c->arguments())
@@ -1182,7 +1186,7 @@ void Builder::collect_models(FileFacts& f) {
   auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
   // Models handed to functions of this file: trained, placed or hidden there.
   std::map<const VarDecl*, ParamUse> handed;
-  merge_calls(DynTypedNode::create(*ctx_.getTranslationUnitDecl()), local_model, handed, -1);
+  merge_calls(nullptr, local_model, handed, -1);
   for (const auto& [vd, h] : handed)
     if (h.trains) models_[vd].var = vd;
   if (models_.empty()) return;
