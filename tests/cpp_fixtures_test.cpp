@@ -359,6 +359,25 @@ TEST(CppCompileFlags, StandardsOlderThanLibTorchsMinimumAreRaisedToCpp14) {
   EXPECT_EQ(dropped[0], "-std=gnu++11 → -std=gnu++14");
 }
 
+TEST(CppCompileFlags, StandardIsReadAsClangsDriverReadsIt) {
+  // The separate form and LangStandard's aliases: found by the option table, not by spelling.
+  std::vector<std::string> dropped;
+  EXPECT_EQ(cpp::clang_compatible_flags({"--std", "c++11", "-O2"}, &dropped), (std::vector<std::string>{"-std=c++14", "-O2"}));
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(dropped[0], "--std c++11 → -std=c++14");
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=gnu++0x"}, nullptr), std::vector<std::string>{"-std=gnu++14"});
+  EXPECT_EQ(cpp::clang_compatible_flags({"-std=c++1y"}, nullptr), std::vector<std::string>{"-std=c++1y"});  // C++14
+  EXPECT_EQ(cpp::clang_compatible_flags({"--std=gnu++2c"}, nullptr), std::vector<std::string>{"-std=gnu++2b"});
+  // A value that is not a -std option is never read as one.
+  EXPECT_EQ(cpp::clang_compatible_flags({"-D", "-std=c++11"}, nullptr), (std::vector<std::string>{"-D", "-std=c++11"}));
+}
+
+TEST(CppCompileFlags, CStandardsAreLeftOutOfAHeadersFlags) {
+  EXPECT_EQ(cpp::without_c_standards({"-std=c11", "-DX", "--std", "gnu99", "-std=iso9899:1999", "-std=gnu++17"}),
+            (std::vector<std::string>{"-DX", "-std=gnu++17"}));
+  EXPECT_EQ(cpp::without_c_standards({"-std=c++23", "-I", "-std=c11"}), (std::vector<std::string>{"-std=c++23", "-I", "-std=c11"}));
+}
+
 // A compile_commands.json as CMake writes it for g++ (argv[0] /usr/bin/g++, gcc-only flags):
 // the file is parsed as C++ without a clang error and its findings are reported.
 TEST(CppCompileFlags, ACompileCommandsJsonWrittenForGppIsAnalysed) {

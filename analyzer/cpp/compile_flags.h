@@ -21,7 +21,9 @@
 //     input file: -aux-info FILE, -dumpbase NAME, -dumpbase-ext EXT, -dumpdir DIR (dropped with
 //     their value);
 //   * flags Clang knows, with GCC-only values or effects: -std=c++23/c++26/c++2c (and gnu++)
-//     → -std=c++2b (Clang 16's name for the newest standard); -fsanitize=… (GCC-only
+//     → -std=c++2b (Clang 16's name for the newest standard; -std is found as Clang's driver
+//     reads it, OPT_std_EQ and its aliases `--std=X` / `--std X`, its value judged by
+//     clang::LangStandard's table); -fsanitize=… (GCC-only
 //     sanitizers, e.g. bounds-strict, pointer-compare), -fplugin=… / -fplugin-arg-… (GCC
 //     plugins, which Clang would try to load), -fprofile-use=… / -fauto-profile=… (GCC profile
 //     data), -fdiagnostics-format=… (json, sarif-file…), -mrecord-mcount, -p: dropped.
@@ -51,5 +53,13 @@ namespace gpulint::cpp {
 /// Never throws.
 std::vector<std::string> clang_compatible_flags(const std::vector<std::string>& flags,
                                                 std::vector<std::string>* dropped);
+
+/// Returns `flags` (compile arguments without argv[0] and the input file) without the -std
+/// options that name a C standard (`-std=c11`, `--std gnu99`, `-std=iso9899:1999`) or a
+/// standard Clang does not know: what a C file's command says about a header that is parsed
+/// as C++. -std is found by Clang's driver option table (OPT_std_EQ and its aliases, a
+/// separate value dropped with its option); the value is judged by clang::LangStandard's
+/// table (GCC's c++23/c++26/c++2c count as C++). Other arguments are kept in order. Never throws.
+std::vector<std::string> without_c_standards(const std::vector<std::string>& flags);
 
 }  // namespace gpulint::cpp

@@ -99,8 +99,108 @@ bool is_tensor_vector(QualType t) {
   return a.getKind() == TemplateArgument::Type && is_tensor_type(a.getAsType());
 }
 
+// Methods of at::Tensor whose result aliases the tensor they are called on: the same storage,
+// hence the same device. From ATen's native_functions.yaml (torchgen/packaged/ATen/native/ in
+// python3-torch 1.13): each of these declares `(Tensor(a) self, ...) -> Tensor(a)`, the
+// result an alias of `self` (reshape, flatten and contiguous return `self` itself or a copy
+// when the layout needs one, on self's device either way). A CPU tensor seen through one is a
+// CPU tensor: DEV002 follows them from an unmoved batch field, DEV003 from a factory call to
+// its move. (at::Tensor has no `float()` method in C++: `.to(torch::kFloat)` is a move.)
+constexpr llvm::StringRef kAliasingTensorMethods[] = {"view",    "reshape",   "flatten", "squeeze",   "unsqueeze",
+                                                      "permute", "transpose", "t",       "contiguous"};
+
+bool is_aliasing_tensor_method(const CXXMethodDecl* m) {
+  return m && m->getDeclName().isIdentifier() && has_qualified_name(m->getParent(), "at::Tensor") &&
+         llvm::is_contained(kAliasingTensorMethods, m->getName());
+}
+
 bool is_loss_name(llvm::StringRef n) {
   return n.contains("loss") || n.contains("cross_entropy");
+}
+
+// The device an expression names, read from the AST (never from how it is spelled): a
+// c10::DeviceType enumerator (`c10::DeviceType::CUDA`), a constant initialised with one
+// (c10/core/DeviceType.h: `constexpr DeviceType kCUDA = DeviceType::CUDA;`, reached as
+// torch::kCUDA / at::kCUDA / c10::kCUDA / kCUDA through using-declarations), or a c10::Device
+// constructed from either (`torch::Device(torch::kCUDA, 1)`) or from a string literal, which
+// c10::Device parses as `TYPE[:INDEX]` ("cuda", "cuda:1", "cpu"; c10/core/Device.cpp).
+// `index` is -1 for the current device of that type (c10::Device's default), nullopt when the
+// index is not a constant. A runtime choice (`cond ? kCUDA : kCPU`, a variable that is not
+// const) is Unknown.
+struct DeviceValue {
+  enum class Type { Unknown, Cpu, Cuda, Other };
+  Type type = Type::Unknown;
+  std::optional<int64_t> index = -1;
+};
+
+DeviceValue device_of_string(llvm::StringRef s) {
+  DeviceValue v;
+  auto [type, index] = s.split(':');
+  if (type == "cpu") v.type = DeviceValue::Type::Cpu;
+  else if (type == "cuda") v.type = DeviceValue::Type::Cuda;
+  else if (!type.empty() && type.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == llvm::StringRef::npos)
+    v.type = DeviceValue::Type::Other;  // mps, xpu, hip, meta, …
+  else
+    return DeviceValue{DeviceValue::Type::Unknown, std::nullopt};
+  if (s.contains(':')) {
+    unsigned long long n = 0;
+    if (index.getAsInteger(10, n)) return DeviceValue{DeviceValue::Type::Unknown, std::nullopt};
+    v.index = static_cast<int64_t>(n);
+  }
+  return v;
+}
+
+DeviceValue device_value(const Expr* e, const ASTContext& ctx, int depth = 0) {
+  const DeviceValue unknown{DeviceValue::Type::Unknown, std::nullopt};
+  if (!e || depth > 16) return unknown;
+  e = e->IgnoreUnlessSpelledInSource();
+  if (auto* fc = dyn_cast<CXXFunctionalCastExpr>(e)) return device_value(fc->getSubExpr(), ctx, depth + 1);
+  if (auto* sl = dyn_cast<StringLiteral>(e)) {
+    if (sl->getCharByteWidth() != 1) return unknown;
+    return device_of_string(sl->getString());
+  }
+  if (auto* c = dyn_cast<CXXConstructExpr>(e)) {
+    const CXXConstructorDecl* ctor = c->getConstructor();
+    if (!ctor || c->getNumArgs() < 1) return unknown;
+    if (ctor->isCopyOrMoveConstructor()) return device_value(c->getArg(0), ctx, depth + 1);
+    const CXXRecordDecl* cls = ctor->getParent();
+    if (has_qualified_name(cls, "c10::Device")) {
+      // Device(DeviceType type, DeviceIndex index = -1) or Device(const std::string&).
+      DeviceValue v = device_value(c->getArg(0), ctx, depth + 1);
+      if (c->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(c->getArg(1))) {
+        Expr::EvalResult r;
+        if (!c->getArg(1)->isValueDependent() && c->getArg(1)->EvaluateAsInt(r, ctx)) v.index = r.Val.getInt().getExtValue();
+        else v.index = std::nullopt;
+      }
+      return v;
+    }
+    // The std::string a literal builds for Device(const std::string&); the TensorOptions a
+    // Device or DeviceType converts to (at::Tensor::to's one-argument overload takes those).
+    bool std_string = cls && cls->isInStdNamespace() && cls->getDeclName().isIdentifier() && cls->getName() == "basic_string";
+    if (std_string || has_qualified_name(cls, "c10::TensorOptions")) return device_value(c->getArg(0), ctx, depth + 1);
+    return unknown;
+  }
+  if (auto* d = dyn_cast<DeclRefExpr>(e)) {
+    if (auto* ec = dyn_cast<EnumConstantDecl>(d->getDecl())) {
+      auto* ed = dyn_cast<EnumDecl>(ec->getDeclContext());
+      if (!has_qualified_name(ed, "c10::DeviceType")) return unknown;
+      if (has_qualified_name(ec, "c10::DeviceType::CUDA")) return DeviceValue{DeviceValue::Type::Cuda, -1};
+      if (has_qualified_name(ec, "c10::DeviceType::CPU")) return DeviceValue{DeviceValue::Type::Cpu, -1};
+      return DeviceValue{DeviceValue::Type::Other, -1};
+    }
+    // A constant (kCUDA, or a const variable of the program): its initializer.
+    if (auto* vd = dyn_cast<VarDecl>(d->getDecl());
+        vd && !isa<ParmVarDecl>(vd) && vd->getType().isConstQualified() && vd->getInit())
+      return device_value(vd->getInit(), ctx, depth + 1);
+  }
+  return unknown;
+}
+
+// The device a fix writes for a device gpulint decided from the AST: valid in any scope.
+std::string device_spelling(const DeviceValue& v) {
+  if (v.type != DeviceValue::Type::Cuda || !v.index) return {};
+  if (*v.index < 0) return "torch::kCUDA";
+  return "torch::Device(torch::kCUDA, " + std::to_string(*v.index) + ")";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -400,6 +500,11 @@ class Builder {
   bool call_sites_indexed_ = false;
 
   void collect_training_signals();
+  // Does `s` hold code clang could not make sense of (an expression with errors: a recovery
+  // expression for a call of an undeclared or ill-typed name; a declaration marked invalid)?
+  // Around such code clang drops whole statements (a range-for over an invalid range, with
+  // its body), so what is missing from the AST there is unknown.
+  bool holds_dropped_code(const Stmt* s, int depth = 0);
   void collect_loaders(FileFacts& f);
   // make_data_loader calls clang left unresolved: a dataset whose type comes from a header
   // that is missing (clang 16 then builds recovery AST: a call of an UnresolvedLookupExpr with
@@ -441,14 +546,22 @@ class Builder {
   const LangOptions& lo_;
   std::map<const VarDecl*, std::vector<const Expr*>> assignments_;  // Tensor var = expr
   std::set<const VarDecl*> visiting_;
-  // Models: variable → its `.to(arg)` argument text ("" for .cuda()), placed or not.
+  // The device a model was placed on, as text a fix can write: either spelled by gpulint
+  // from the device the AST names (`portable`: `torch::kCUDA`, valid in any scope), or the
+  // device variable the program passed (`var`, its name as written: valid in `scope`, or
+  // anywhere when `scope` is null, a global).
+  struct PlacedDevice {
+    std::string text;
+    bool portable = false;
+    const FunctionDecl* scope = nullptr;
+    const VarDecl* var = nullptr;
+  };
+  // Models: variable → placed or not, and on which device.
   struct Model {
     const VarDecl* var = nullptr;
     bool placed = false;
     bool escapes = false;          // passed to a function gpulint does not follow
-    std::optional<std::string> device_text;  // how it was placed, usable in a fix
-    const FunctionDecl* device_scope = nullptr;
-    const VarDecl* device_var = nullptr;     // the variable device_text names, if one
+    std::optional<PlacedDevice> device;  // how it was placed, usable in a fix
   };
   std::map<const VarDecl*, Model> models_;
   // How a function of this file uses its parameter `index` when handed a model.
@@ -456,13 +569,15 @@ class Builder {
     bool trains = false;   // its parameters() are read (an optimizer is built on them)
     bool places = false;   // .to(...) / .cuda() is called on it
     bool escapes = false;  // handed on where gpulint cannot follow
-    std::optional<std::string> device_text;
-    const FunctionDecl* device_scope = nullptr;
+    std::optional<PlacedDevice> device;
   };
   ParamUse param_use(const FunctionDecl* fn, unsigned index, int depth);
-  void merge_calls(const Stmt& body, const std::function<bool(const Expr*)>& is_model, ParamUse& use, int depth);
-  std::optional<std::string> placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope,
-                                              const VarDecl** var = nullptr);
+  // Follows the calls and constructions in `body` (a function body; nullptr: the whole
+  // translation unit) that hand a model to code of this file: for each argument `model_of`
+  // maps to a variable, what the callee does with it (param_use) is merged into `uses[variable]`.
+  void merge_calls(const Stmt* body, const std::function<const VarDecl*(const Expr*)>& model_of,
+                   std::map<const VarDecl*, ParamUse>& uses, int depth);
+  std::optional<PlacedDevice> placement_device(const CXXMemberCallExpr* mv);
   const Model* parameter_model(const ParmVarDecl* param);
   std::map<std::pair<const FunctionDecl*, unsigned>, ParamUse> param_uses_;
   std::map<const ParmVarDecl*, std::optional<Model>> param_models_;
@@ -479,6 +594,17 @@ std::vector<const T*> nodes(const llvm::SmallVector<BoundNodes, 1>& found) {
   for (const BoundNodes& b : found)
     if (auto* n = b.getNodeAs<T>("n"); n && seen.insert(n).second) out.push_back(n);
   return out;
+}
+
+bool Builder::holds_dropped_code(const Stmt* s, int depth) {
+  if (!s || depth > 512) return false;
+  if (auto* e = dyn_cast<Expr>(s); e && e->containsErrors()) return true;
+  if (auto* ds = dyn_cast<DeclStmt>(s))
+    for (const Decl* d : ds->decls())
+      if (d->isInvalidDecl()) return true;
+  for (const Stmt* c : s->children())
+    if (holds_dropped_code(c, depth + 1)) return true;
+  return false;
 }
 
 bool Builder::attached(const Expr* e, int depth) {
@@ -615,15 +741,22 @@ void Builder::collect_training_signals() {
   auto backward = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("backward"), ofClass(hasName("::at::Tensor"))))));
   auto step = GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("step"), ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer"))))));
   auto free_backward = GPULINT_MATCH(callExpr(callee(functionDecl(hasName("::torch::autograd::backward")))));
+  // A program trains when a loss is back-propagated or an optimizer steps (RULES.md, DEV001);
+  // an optimizer that is only constructed does not train anything.
   trains_ = !backward.empty() || !step.empty() || !free_backward.empty();
   if (!trains_) {
-    // An optimizer built over a module's parameters exists to step them. The step itself may
-    // be in code clang did not keep: a range-for over a loader whose dataset type comes from
-    // a missing header is dropped from the AST, body and all.
-    auto optimizer_built = GPULINT_MATCH(cxxConstructExpr(
+    // Unless the code that would step it is code clang could not keep: a range-for over a
+    // loader whose dataset type comes from a missing header is dropped from the AST, body
+    // (backward() and step()) and all. An optimizer built over a module's parameters in a
+    // function that holds such broken code (an invalid declaration, an expression with
+    // errors) counts as stepped there; in a function clang parsed whole, it is not.
+    auto optimizer_built = nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr(
         hasDeclaration(cxxConstructorDecl(ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer")))),
-        hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module"))))))));
-    trains_ = !optimizer_built.empty();
+        hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("parameters"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))))));
+    for (const CXXConstructExpr* c : optimizer_built) {
+      const FunctionDecl* fn = enclosing_function(DynTypedNode::create(*c));
+      if (fn && fn->getBody() && holds_dropped_code(fn->getBody())) trains_ = true;
+    }
   }
 
   auto cuda_const = GPULINT_MATCH(declRefExpr(to(varDecl(hasAnyName("::c10::kCUDA")))));
@@ -634,9 +767,7 @@ void Builder::collect_training_signals() {
   if (!gpu_intent_) {
     // torch::Device device("cuda:0")
     for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(hasName("::c10::Device"))))))))
-      for (const Expr* a : c->arguments())
-        if (auto* sl = dyn_cast<StringLiteral>(strip(a)->IgnoreImplicit()))
-          if (sl->getCharByteWidth() == 1 && sl->getString().startswith("cuda")) gpu_intent_ = true;
+      if (device_value(c, ctx_).type == DeviceValue::Type::Cuda) gpu_intent_ = true;
   }
 
   // Tensor variables assigned after their declaration: `loss = criterion(out, y);`
@@ -710,6 +841,29 @@ void Builder::collect_loaders(FileFacts& f) {
     site.callee = *callee_r;
     site.pin_memory.alternatives = {Value::absent()};
 
+    // How the fix sets the workers: replace a written value, append `.workers(N)` to an
+    // options expression, wrap a batch size converted to options, add an options argument,
+    // or add the statement `options.workers(N);` after the options' declaration.
+    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument, AppendStatement };
+    // The site's fix, built once for every path: the edit is validated now (as a clang
+    // Replacement; the AST is gone when the rule asks) and the rule supplies the value.
+    // `wrapped`: the converted argument's text (WrapConversion); `statement_prefix`:
+    // "\n<indent>options.workers(" (AppendStatement).
+    auto set_fix = [&](FixKind kind, uint32_t start, uint32_t end, const std::string& wrapped,
+                       const std::string& statement_prefix) {
+      std::string prefix, suffix;
+      switch (kind) {
+        case FixKind::ReplaceValue: break;
+        case FixKind::AppendCall: prefix = ".workers("; suffix = ")"; break;
+        case FixKind::WrapConversion: prefix = "torch::data::DataLoaderOptions(" + wrapped + ").workers("; suffix = ")"; break;
+        case FixKind::AddArgument: prefix = ", torch::data::DataLoaderOptions().workers("; suffix = ")"; break;
+        case FixKind::AppendStatement: prefix = statement_prefix; suffix = ");"; break;
+        case FixKind::None: return;
+      }
+      if (std::optional<Edit> base = edit(start, end, prefix + "N" + suffix))
+        site.set_arguments = workers_setter(*base, prefix, suffix);
+    };
+
     const Expr* opt_arg = nullptr;
     for (const Expr* a : call->arguments())
       if (has_qualified_name(record_of(a->getType()), "torch::data::DataLoaderOptions")) opt_arg = a;
@@ -719,20 +873,11 @@ void Builder::collect_loaders(FileFacts& f) {
       if (ro.kind == RecoveredOptions::Kind::Defaulted || ro.kind == RecoveredOptions::Kind::BatchSize) {
         site.num_workers.alternatives = {Value::absent()};
         site.num_workers.origin = ValueOrigin::Absent;
-        std::optional<Edit> base;
-        std::string prefix, suffix;
         if (ro.kind == RecoveredOptions::Kind::Defaulted) {
-          if (auto rp = offset(call->getRParenLoc())) {
-            prefix = ", torch::data::DataLoaderOptions().workers(";
-            suffix = ")";
-            base = edit(*rp, *rp, prefix + "N" + suffix);
-          }
+          if (auto rp = offset(call->getRParenLoc())) set_fix(FixKind::AddArgument, *rp, *rp, {}, {});
         } else if (auto r = range(ro.argument->getSourceRange())) {
-          prefix = "torch::data::DataLoaderOptions(" + text(*r) + ").workers(";
-          suffix = ")";
-          base = edit(r->start, r->end, prefix + "N" + suffix);
+          set_fix(FixKind::WrapConversion, r->start, r->end, text(*r), {});
         }
-        if (base) site.set_arguments = workers_setter(*base, prefix, suffix);
         f.loaders.push_back(std::move(site));
         continue;
       }
@@ -744,8 +889,6 @@ void Builder::collect_loaders(FileFacts& f) {
       continue;
     }
 
-    // How the fix sets the workers: replace a written value, or append `.workers(N)`.
-    enum class FixKind { None, ReplaceValue, AppendCall, WrapConversion, AddArgument, AppendStatement };
     FixKind fix = FixKind::None;
     uint32_t fix_start = 0, fix_end = 0;
     std::string wrapped;  // the converted argument's text (WrapConversion)
@@ -913,21 +1056,7 @@ void Builder::collect_loaders(FileFacts& f) {
       site.num_workers.origin = origin;
       site.num_workers.written = written;
     }
-    if (fix != FixKind::None) {
-      std::optional<Edit> base;  // computed now: the AST is gone when the rule asks
-      std::string prefix, suffix;
-      switch (fix) {
-        case FixKind::ReplaceValue: suffix = ""; break;
-        case FixKind::AppendCall: prefix = ".workers("; suffix = ")"; break;
-        case FixKind::WrapConversion: prefix = "torch::data::DataLoaderOptions(" + wrapped + ").workers("; suffix = ")"; break;
-        case FixKind::AddArgument: prefix = ", torch::data::DataLoaderOptions().workers("; suffix = ")"; break;
-        case FixKind::AppendStatement: prefix = statement_prefix; suffix = ");"; break;
-        case FixKind::None: break;
-      }
-      // Validate the range once as a clang Replacement; the rule supplies the value.
-      base = edit(fix_start, fix_end, prefix + "N" + suffix);
-      if (base) site.set_arguments = workers_setter(*base, prefix, suffix);
-    }
+    set_fix(fix, fix_start, fix_end, wrapped, statement_prefix);
     f.loaders.push_back(std::move(site));
   }
 }
@@ -958,64 +1087,86 @@ Builder::ParamUse Builder::param_use(const FunctionDecl* fn, unsigned index, int
            hasAnyName("to", "cuda"), ofClass(isSameOrDerivedFrom("::torch::nn::Module"))))).bind("n")), *body, ctx_))) {
     if (!on_param(mv->getImplicitObjectArgument())) continue;
     use.places = true;
-    if (!use.device_text) use.device_text = placement_device(mv, &use.device_scope);
+    if (!use.device) use.device = placement_device(mv);
   }
-  merge_calls(*body, [&](const Expr* a) { return on_param(a); }, use, depth);
+  std::map<const VarDecl*, ParamUse> handed;
+  merge_calls(body, [&](const Expr* a) { return on_param(a) ? param : nullptr; }, handed, depth);
+  if (auto it = handed.find(param); it != handed.end()) {
+    const ParamUse& h = it->second;
+    use.trains |= h.trains;
+    use.escapes |= h.escapes;
+    if (h.places) {
+      use.places = true;
+      if (!use.device) use.device = h.device;
+    }
+  }
   param_uses_[key] = use;
   return use;
 }
 
-// Follows the calls in `body` that receive a model (`is_model(arg)`): into functions of this
-// file that have a body (their ParamUse merged into `use`); a function of this file without
-// one, or a constructor of a class of this file, may place it anywhere (escapes). Calls of
-// library functions (torch::save(model, …)) neither place nor hide a model.
-void Builder::merge_calls(const Stmt& body, const std::function<bool(const Expr*)>& is_model, ParamUse& use, int depth) {
-  for (const CallExpr* c : nodes<CallExpr>(match(findAll(callExpr().bind("n")), body, ctx_))) {
+// The calls in `body` (nullptr: the translation unit) that receive a model (`model_of(arg)`): into functions of this file
+// that have a body (their ParamUse merged into the variable's); a function of this file
+// without one, or a constructor of a class of this file, may place it anywhere (escapes).
+// Calls of library functions (torch::save(model, …)) neither place nor hide a model. Only a
+// portable device (one gpulint spells, valid in the caller's scope) comes back with `places`.
+void Builder::merge_calls(const Stmt* body, const std::function<const VarDecl*(const Expr*)>& model_of,
+                          std::map<const VarDecl*, ParamUse>& uses, int depth) {
+  auto calls = body ? nodes<CallExpr>(match(findAll(callExpr().bind("n")), *body, ctx_))
+                    : nodes<CallExpr>(GPULINT_MATCH(callExpr()));
+  for (const CallExpr* c : calls) {
     const FunctionDecl* fd = c->getDirectCallee();
     if (!fd || !offset(fd->getLocation())) continue;  // only functions written in this file
-    unsigned first = 0;
-    if (auto* op = dyn_cast<CXXOperatorCallExpr>(c)) {
-      if (isa<CXXMethodDecl>(fd)) first = 1;  // the object is argument 0
-      (void)op;
-    }
+    unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;  // the object is argument 0
     for (unsigned i = first; i < c->getNumArgs(); ++i) {
-      if (!is_model(c->getArg(i))) continue;
+      const VarDecl* vd = model_of(c->getArg(i));
+      if (!vd) continue;
       ParamUse callee = param_use(fd, i - first, depth + 1);
+      ParamUse& use = uses[vd];
       use.trains |= callee.trains;
       use.escapes |= callee.escapes;
       if (callee.places) {
         use.places = true;
-        if (!use.device_text && callee.device_text && callee.device_text == std::string("torch::kCUDA"))
-          use.device_text = callee.device_text;
+        if (!use.device && callee.device && callee.device->portable) use.device = callee.device;
       }
     }
   }
-  for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(match(findAll(cxxConstructExpr().bind("n")), body, ctx_))) {
+  auto constructions = body ? nodes<CXXConstructExpr>(match(findAll(cxxConstructExpr().bind("n")), *body, ctx_))
+                            : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr()));
+  for (const CXXConstructExpr* c : constructions) {
     const CXXConstructorDecl* ctor = c->getConstructor();
     if (!ctor || !offset(ctor->getLocation()) || ctor->isCopyOrMoveConstructor()) continue;
     for (const Expr* a : c->arguments())
-      if (is_model(a)) use.escapes = true;
+      if (const VarDecl* vd = model_of(a)) uses[vd].escapes = true;
   }
 }
 
-// The device a `.to(device)` / `.cuda()` on a model names, as text usable in a fix; the
-// function whose variable it is goes to `*scope` (null for torch::kCUDA and globals).
-std::optional<std::string> Builder::placement_device(const CXXMemberCallExpr* mv, const FunctionDecl** scope,
-                                                     const VarDecl** var) {
-  *scope = nullptr;
-  if (var) *var = nullptr;
-  if (method_named(mv->getMethodDecl(), "cuda")) return std::string("torch::kCUDA");
+// The device a `.to(device)` / `.cuda()` on a model names, usable in a fix: a CUDA device the
+// AST decides (`.cuda()`, `torch::kCUDA` however reached, `torch::Device("cuda:1")`), spelled
+// by gpulint; else the device variable passed, by its name as written.
+std::optional<Builder::PlacedDevice> Builder::placement_device(const CXXMemberCallExpr* mv) {
+  PlacedDevice out;
+  if (method_named(mv->getMethodDecl(), "cuda")) {
+    out.text = "torch::kCUDA";
+    out.portable = true;
+    return out;
+  }
   if (mv->getNumArgs() < 1) return std::nullopt;
+  if (std::string s = device_spelling(device_value(mv->getArg(0), ctx_)); !s.empty()) {
+    out.text = s;
+    out.portable = true;
+    return out;
+  }
   const Expr* a = strip(mv->getArg(0));
-  // `to(torch::kCUDA)`: the DeviceType converts to a Device.
+  // `to(device)` with a DeviceType variable: it converts to a Device.
   if (auto* c = dyn_cast<CXXConstructExpr>(a); c && c->getNumArgs() >= 1 && !isa<CXXTemporaryObjectExpr>(c))
     a = strip(c->getArg(0));
   if (auto* d = dyn_cast<DeclRefExpr>(a))
     if (auto* dv = dyn_cast<VarDecl>(d->getDecl()))
       if (auto r = range(a->getSourceRange())) {
-        *scope = dyn_cast_or_null<FunctionDecl>(dv->getParentFunctionOrMethod());
-        if (var) *var = dv;
-        return text(*r);
+        out.text = text(*r);
+        out.scope = dyn_cast_or_null<FunctionDecl>(dv->getParentFunctionOrMethod());
+        out.var = dv;
+        return out;
       }
   return std::nullopt;
 }
@@ -1035,27 +1186,7 @@ void Builder::collect_models(FileFacts& f) {
   auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(isSameOrDerivedFrom("::torch::nn::Module")))))));
   // Models handed to functions of this file: trained, placed or hidden there.
   std::map<const VarDecl*, ParamUse> handed;
-  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
-    const FunctionDecl* fd = c->getDirectCallee();
-    if (!fd || !offset(fd->getLocation())) continue;
-    unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;
-    for (unsigned i = first; i < c->getNumArgs(); ++i) {
-      const VarDecl* vd = local_model(c->getArg(i));
-      if (!vd) continue;
-      ParamUse u = param_use(fd, i - first, 0);
-      ParamUse& h = handed[vd];
-      h.trains |= u.trains;
-      h.places |= u.places;
-      h.escapes |= u.escapes;
-      if (u.places && !h.device_text && u.device_text == std::string("torch::kCUDA")) h.device_text = u.device_text;
-    }
-  }
-  for (const CXXConstructExpr* c : nodes<CXXConstructExpr>(GPULINT_MATCH(cxxConstructExpr()))) {
-    const CXXConstructorDecl* ctor = c->getConstructor();
-    if (!ctor || !offset(ctor->getLocation()) || ctor->isCopyOrMoveConstructor()) continue;
-    for (const Expr* a : c->arguments())
-      if (const VarDecl* vd = local_model(a)) handed[vd].escapes = true;
-  }
+  merge_calls(nullptr, local_model, handed, -1);
   for (const auto& [vd, h] : handed)
     if (h.trains) models_[vd].var = vd;
   if (models_.empty()) return;
@@ -1064,20 +1195,14 @@ void Builder::collect_models(FileFacts& f) {
     auto it = models_.find(vd);
     if (it == models_.end()) continue;
     it->second.placed = true;
-    const FunctionDecl* scope = nullptr;
-    const VarDecl* device_var = nullptr;
-    if (auto d = placement_device(mv, &scope, &device_var); d && !it->second.device_text) {
-      it->second.device_text = d;
-      it->second.device_scope = scope;
-      it->second.device_var = device_var;
-    }
+    if (!it->second.device) it->second.device = placement_device(mv);
   }
   for (const auto& [vd, h] : handed) {
     auto it = models_.find(vd);
     if (it == models_.end()) continue;
     if (h.places) {
       it->second.placed = true;
-      if (!it->second.device_text && h.device_text) it->second.device_text = h.device_text;
+      if (!it->second.device && h.device) it->second.device = h.device;
     }
     // Handed to a function gpulint cannot follow: it may be placed there; not decided, silent.
     if (h.escapes) it->second.escapes = true;
@@ -1108,8 +1233,7 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
   m.var = param;
   if (own.places) {
     m.placed = true;
-    m.device_text = own.device_text;
-    m.device_scope = own.device_scope;
+    m.device = own.device;
     param_models_[param] = m;
     return &*param_models_[param];
   }
@@ -1120,10 +1244,12 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
   // MNIST example's `train(..., Net& model, torch::Device device, ...)`): the fix can name it.
   std::optional<unsigned> device_param;
   bool device_param_known = true;
-  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
+  index_call_sites();
+  auto sites = call_sites_.find(def->getCanonicalDecl());
+  if (sites == call_sites_.end()) return nullptr;
+  for (const CallExpr* c : sites->second) {
     const FunctionDecl* fd = c->getDirectCallee();
-    const FunctionDecl* cdef = nullptr;
-    if (!fd || !fd->hasBody(cdef) || cdef != def) continue;
+    if (!fd) continue;
     unsigned first = isa<CXXOperatorCallExpr>(c) && isa<CXXMethodDecl>(fd) ? 1 : 0;
     if (index + first >= c->getNumArgs()) return nullptr;
     const Expr* a = c->getArg(index + first);
@@ -1133,17 +1259,18 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
     else if (auto it = models_.find(vd); it != models_.end()) caller = &it->second;
     if (!caller || !caller->placed) return nullptr;
     any = true;
-    if (!m.device_text && caller->device_text == std::string("torch::kCUDA")) m.device_text = caller->device_text;
+    if (!m.device && caller->device && caller->device->portable) m.device = caller->device;
+    const VarDecl* caller_device_var = caller->device ? caller->device->var : nullptr;
     std::optional<unsigned> here;
-    for (unsigned k = 0; caller->device_var && k + first < c->getNumArgs() && k < def->getNumParams(); ++k) {
+    for (unsigned k = 0; caller_device_var && k + first < c->getNumArgs() && k < def->getNumParams(); ++k) {
       const Expr* da = strip(c->getArg(k + first));
-      if (isa<DeclRefExpr>(da) && root_var(da) == caller->device_var) here = k;
+      if (isa<DeclRefExpr>(da) && root_var(da) == caller_device_var) here = k;
     }
     if (!here || (device_param && device_param != here)) device_param_known = false;
     device_param = here;
   }
   if (!any) return nullptr;
-  if (!m.device_text && device_param_known && device_param) {
+  if (!m.device && device_param_known && device_param) {
     const ParmVarDecl* dp = def->getParamDecl(*device_param);
     // Only when no local of the function shadows the parameter's name.
     bool shadowed = false;
@@ -1151,9 +1278,7 @@ const Builder::Model* Builder::parameter_model(const ParmVarDecl* param) {
       for (const VarDecl* v : nodes<VarDecl>(match(findAll(varDecl().bind("n")), *def->getBody(), ctx_)))
         shadowed |= v != dp && v->getDeclName().isIdentifier() && v->getName() == dp->getName();
       if (!shadowed) {
-        m.device_text = dp->getNameAsString();
-        m.device_scope = def;
-        m.device_var = dp;
+        m.device = PlacedDevice{dp->getNameAsString(), false, def, dp};
       }
     }
   }
@@ -1190,16 +1315,10 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
     std::function<bool(const Expr*)> unmoved = [&](const Expr* a) -> bool {
       if (is_field(a)) return true;
       const Expr* s = strip(a);
-      // A reshaped or converted view of an unmoved batch tensor is on the CPU too:
-      // `images.view({-1, 784})`, `batch.data.flatten(1)`, `labels.squeeze()`.
+      // A view of an unmoved batch tensor is on the CPU too: `images.view({-1, 784})`,
+      // `batch.data.flatten(1)`, `labels.squeeze()`.
       if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
-        const CXXMethodDecl* m = mc->getMethodDecl();
-        if (m && has_qualified_name(m->getParent(), "at::Tensor") && m->getDeclName().isIdentifier() &&
-            llvm::is_contained(std::initializer_list<llvm::StringRef>{"view", "reshape", "flatten", "squeeze",
-                                                                       "unsqueeze", "permute", "transpose",
-                                                                       "contiguous", "float", "t"},
-                               m->getName()))
-          return unmoved(mc->getImplicitObjectArgument());
+        if (is_aliasing_tensor_method(mc->getMethodDecl())) return unmoved(mc->getImplicitObjectArgument());
         return false;
       }
       if (auto* d = dyn_cast<DeclRefExpr>(s))
@@ -1257,8 +1376,8 @@ void Builder::collect_unmoved_batches(FileFacts& f) {
             }
           }
         }
-        if (m.device_text && (m.device_text == std::string("torch::kCUDA") || m.device_scope == nullptr || m.device_scope == here)) {
-          if (auto ed = edit(r->end, r->end, ".to(" + *m.device_text + ")")) u.fix.push_back(*ed);
+        if (m.device && (m.device->portable || m.device->scope == nullptr || m.device->scope == here)) {
+          if (auto ed = edit(r->end, r->end, ".to(" + m.device->text + ")")) u.fix.push_back(*ed);
         }
         f.unmoved_batches.push_back(std::move(u));
       }
@@ -1274,10 +1393,10 @@ void Builder::collect_created_then_moved(FileFacts& f) {
       "::torch::eye", "::torch::tensor"))));
   // Not torch::from_blob: it wraps memory the program already holds on the host, so it cannot
   // be created on the device (a device option would declare that pointer device memory).
-  // A shape-only view between the creation and the move (`torch::tensor(v).reshape({n, 4})`)
-  // is still the CPU tensor being moved.
+  // A view between the creation and the move (`torch::tensor(v).reshape({n, 4})`) is still
+  // the CPU tensor being moved.
   auto view = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasAnyName("reshape", "view", "unsqueeze", "squeeze", "flatten"), ofClass(hasName("::at::Tensor")))),
+      callee(cxxMethodDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(kAliasingTensorMethods)), ofClass(hasName("::at::Tensor")))),
       on(ignoringImplicit(ignoringParens(factory))));
   auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(
       callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(hasName("::at::Tensor")))),
@@ -1302,8 +1421,10 @@ void Builder::collect_created_then_moved(FileFacts& f) {
       bool is_device = has_qualified_name(record_of(t), "c10::Device");
       if (auto* et = t->getAs<EnumType>()) is_device = has_qualified_name(et->getDecl(), "c10::DeviceType");
       if (!is_device) continue;
-      if (auto* d = dyn_cast<DeclRefExpr>(strip(inner)))
-        if (has_qualified_name(d->getDecl(), "c10::kCPU")) continue;
+      // A move to a device the AST decides is not CUDA (`torch::kCPU`, `torch::Device("cpu")`,
+      // kMPS) is not the GPU copy DEV003 is about.
+      DeviceValue dv = device_value(a, ctx_);
+      if (dv.type == DeviceValue::Type::Cpu || dv.type == DeviceValue::Type::Other) continue;
       auto r = range(inner->getSourceRange());
       if (!r) continue;
       device = text(*r);

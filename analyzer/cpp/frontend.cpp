@@ -272,10 +272,9 @@ std::vector<std::string> as_cpp_header_flags(const std::vector<std::string>& fla
       continue;
     }
     if (f.size() > 2 && f.rfind("-x", 0) == 0) continue;
-    if (f.rfind("-std=", 0) == 0 && f.find("++") == std::string::npos) continue;
     out.push_back(f);
   }
-  return out;
+  return without_c_standards(out);
 }
 
 
