@@ -229,11 +229,6 @@ const Expr* strip(const Expr* e) {
   return e;
 }
 
-const CXXMethodDecl* method_of(const Expr* e) {
-  if (auto* mc = dyn_cast_or_null<CXXMemberCallExpr>(e)) return mc->getMethodDecl();
-  return nullptr;
-}
-
 bool method_named(const CXXMethodDecl* m, llvm::StringRef name) {
   return m && m->getDeclName().isIdentifier() && m->getName() == name;
 }
