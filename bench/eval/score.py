@@ -113,13 +113,23 @@ def header_dirs(repo_dir, path):
     """Every directory of the repository that holds a header, nearest to `path` first (longest
     common path, then name): a repository with several sub-projects often has headers of the
     same name in each (tutorials/a/include/transform.h, tutorials/b/include/transform.h), and
-    `#include "transform.h"` must find the file's own project's."""
+    `#include "transform.h"` must find the file's own project's. Then the directories above
+    them up to the repository's root, for includes written with the package's directory
+    (`#include <mlgames/Agent.h>` of mlgames/include/mlgames/Agent.h)."""
     out = set()
     for root, dirs, files in os.walk(repo_dir):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         if any(f.lower().endswith(HEADER_EXTS) for f in files):
             out.add(os.path.abspath(root))
-    return sorted(out, key=lambda d: (-len(os.path.commonpath([d, path])), d))
+    top = os.path.abspath(repo_dir)
+    above = set()
+    for d in out:
+        while d != top and os.path.dirname(d) != d:
+            d = os.path.dirname(d)
+            if d not in out:
+                above.add(d)
+    near = lambda d: (-len(os.path.commonpath([d, path])), d)
+    return sorted(out, key=near) + sorted(above, key=near)
 
 
 def declares_project(cmakelists):
