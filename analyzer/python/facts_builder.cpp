@@ -846,8 +846,13 @@ class Builder {
     }
   }
 
-  // The model a callee refers to (by origin or by a name that held it).
-  const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
+  // The models a callee may refer to (by its origins, else by a name that held one), each once,
+  // in the order of the callee's origins.
+  std::vector<const ModelInfo*> models_for_callee(TSNode callee, const Scope* s) const {
+    std::vector<const ModelInfo*> out;
+    auto add = [&](const ModelInfo* m) {
+      if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+    };
     callee = unparen(callee);
     // `model.forward(x)` runs the same forward as `model(x)` (without the hooks).
     if (is(callee, "attribute") && t(field(callee, "attribute")) == "forward")
@@ -855,21 +860,50 @@ class Builder {
     // `QNet(obs, act).to(device)`, `Net().parameters()`: a method of a call's result (here the
     // module's own API), not a call of the model, although the callee contains its creation.
     else if (is(callee, "attribute") && is(unparen(field(callee, "object")), "call"))
-      return nullptr;
+      return out;
     auto os = m_.origins(callee, s);
     for (const auto& o : os) {
       // A class or function the file defines is not a model object: `DQN(obs, act)` constructs
       // one (the class body merely contains its layers' creations), `make_model()` builds one.
       if (is_def(o.node) || is(o.node, "decorated_definition")) continue;
       for (const auto& mi : models_) {
-        if (contains(o.node, mi.origin) || same(o.node, mi.origin)) return &mi;
+        if (contains(o.node, mi.origin) || same(o.node, mi.origin)) { add(&mi); break; }
       }
     }
+    if (!out.empty()) return out;
     std::string nm = placed_name(callee);
     if (!nm.empty())
       for (const auto& mi : models_)
-        if (mi.names.count(nm)) return &mi;
-    return nullptr;
+        if (mi.names.count(nm)) { add(&mi); break; }
+    return out;
+  }
+  // The model a callee refers to (by origin or by a name that held it): the first of
+  // models_for_callee, or null.
+  const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
+    auto ms = models_for_callee(callee, s);
+    return ms.empty() ? nullptr : ms.front();
+  }
+  // The model a callee refers to when every model it may refer to is on CUDA; null otherwise
+  // (`net` trained on CUDA, then bound again at module level to a fresh CPU model that the
+  // notebook evaluates: which one a later `net(x)` calls is not decided here).
+  // A module constructed at one of the callee's origins that is none of the file's trained
+  // models (the re-created copy) has no placement gpulint follows: that also leaves it undecided.
+  const ModelInfo* cuda_model_for_callee(TSNode callee, const Scope* s) const {
+    auto ms = models_for_callee(callee, s);
+    if (ms.empty()) return nullptr;
+    for (const ModelInfo* m : ms)
+      if (!m->on_cuda) return nullptr;
+    TSNode c = unparen(callee);
+    if (is(c, "attribute") && t(field(c, "attribute")) == "forward") c = unparen(field(c, "object"));
+    for (const auto& o : m_.origins(c, s)) {
+      TSNode n = unparen(o.node);
+      if (!is_module_constructor(n, o.scope)) continue;
+      bool trained = false;
+      for (const auto& mi : models_)
+        if (contains(n, mi.origin) || same(n, mi.origin)) { trained = true; break; }
+      if (!trained) return nullptr;
+    }
+    return ms.front();
   }
 
   // The tensor `call` back-propagates, or a null node when it is no backward call:
@@ -1800,18 +1834,15 @@ class Builder {
       if (is(e, "subscript")) { e = field(e, "value"); continue; }
       if (!is(e, "call")) return false;
       TSNode r = receiver(e);
-      if (!is_null(r) && method_name(e, src_) == "forward") {  // model.forward(x)
-        const ModelInfo* mi = model_for_callee(field(e, "function"), s);
-        return mi && mi->on_cuda;
-      }
+      if (!is_null(r) && method_name(e, src_) == "forward")  // model.forward(x)
+        return cuda_model_for_callee(field(e, "function"), s) != nullptr;
       if (!is_null(r)) {
         std::string_view meth = method_name(e, src_);
         if (!kSameDeviceMethods.count(meth)) return false;  // .cpu(), .item(), .numpy(), .to(x) ...
         e = r;
         continue;
       }
-      const ModelInfo* mi = model_for_callee(field(e, "function"), s);
-      return mi && mi->on_cuda;
+      return cuda_model_for_callee(field(e, "function"), s) != nullptr;
     }
     return false;
   }
@@ -1841,8 +1872,8 @@ class Builder {
     }
     for (TSNode c : calls) {
       TSNode fn = field(c, "function");
-      const ModelInfo* mi = model_for_callee(fn, s);
-      bool model_call = mi && mi->on_cuda;
+      const ModelInfo* mi = cuda_model_for_callee(fn, s);
+      bool model_call = mi != nullptr;
       bool loss_call = !model_call && is_criterion(fn, s);
       if (model_call && !ctx.cuda_model) ctx.cuda_model = mi;
       if (model_call) ctx.models_called.insert(mi);
