@@ -19,7 +19,9 @@ Finds tensor factory calls without `device=` that are moved to a CUDA device rig
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
 `h0 = torch.zeros(...).to(device)`). Legacy typed constructors (`torch.LongTensor(v).cuda()`)
 count too; they take no `device=`, so they are reported without a fix, as is a move written
-`.type(torch.cuda.FloatTensor)`. `Variable(x)` (pre-0.4 code) is `x`.
+`.type(torch.cuda.FloatTensor)`. `Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a
+tensor copies it on `t`'s own device, so of a model's output or a tensor already on the GPU it
+is not reported.
 
 Also through a name, over several statements of the same block: the tensor is created
 (`m = torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`), each later statement that touches

@@ -34,7 +34,10 @@ the module's other methods (`loss, outputs, y = self.common_step(batch, batch_id
 or dict appended keeps its attached elements (`self.outputs.append((out, y))`,
 `outputs.append({"loss": loss})`); the fix detaches each of them. A loss that a step
 function back-propagates and returns (`loss.backward(); return loss`) is still attached in
-the loop that sums it. In LibTorch C++ the same holds for a trainer
+the loop that sums it. `backward()` is a tensor's, `torch.autograd.backward(loss)`, or that of an
+Accelerate `Accelerator` / Lightning `Fabric` (`accelerator.backward(loss)`); the results of a
+function of the file whose result is back-propagated (a hand-written `def dice_loss(pred, y)`)
+are attached wherever it is called. In LibTorch C++ the same holds for a trainer
 class's data members (`std::vector<at::Tensor>` / `std::deque<at::Tensor>` / `at::Tensor`
 fields): `losses_.push_back(loss)`, `this->history.push_back(loss)`, `total_loss_ += loss` in a
 training loop or in a per-step member function, unless the member is cleared, reset or
