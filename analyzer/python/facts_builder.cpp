@@ -847,12 +847,15 @@ class Builder {
   }
 
   // The models a callee may refer to (by its origins, else by a name that held one), each once,
-  // in the order of the callee's origins.
-  std::vector<const ModelInfo*> models_for_callee(TSNode callee, const Scope* s) const {
-    std::vector<const ModelInfo*> out;
-    auto add = [&](const ModelInfo* m) {
-      if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
-    };
+  // in the order of the callee's origins; and whether a module is constructed at one of its
+  // origins that is none of the file's trained models (a copy re-created for evaluation, whose
+  // placement gpulint does not follow). One walk over the callee's origins.
+  struct CalleeModels {
+    std::vector<const ModelInfo*> models;
+    bool untrained_module = false;
+  };
+  CalleeModels callee_models(TSNode callee, const Scope* s) const {
+    CalleeModels out;
     callee = unparen(callee);
     // `model.forward(x)` runs the same forward as `model(x)` (without the hooks).
     if (is(callee, "attribute") && t(field(callee, "attribute")) == "forward")
@@ -861,49 +864,42 @@ class Builder {
     // module's own API), not a call of the model, although the callee contains its creation.
     else if (is(callee, "attribute") && is(unparen(field(callee, "object")), "call"))
       return out;
-    auto os = m_.origins(callee, s);
-    for (const auto& o : os) {
+    for (const auto& o : m_.origins(callee, s)) {
       // A class or function the file defines is not a model object: `DQN(obs, act)` constructs
       // one (the class body merely contains its layers' creations), `make_model()` builds one.
       if (is_def(o.node) || is(o.node, "decorated_definition")) continue;
-      for (const auto& mi : models_) {
-        if (contains(o.node, mi.origin) || same(o.node, mi.origin)) { add(&mi); break; }
+      const ModelInfo* found = nullptr;
+      for (const auto& mi : models_)
+        if (contains(o.node, mi.origin) || same(o.node, mi.origin)) { found = &mi; break; }
+      if (found) {
+        if (std::find(out.models.begin(), out.models.end(), found) == out.models.end()) out.models.push_back(found);
+      } else if (is_module_constructor(unparen(o.node), o.scope)) {
+        out.untrained_module = true;
       }
     }
-    if (!out.empty()) return out;
+    if (!out.models.empty()) return out;
     std::string nm = placed_name(callee);
     if (!nm.empty())
       for (const auto& mi : models_)
-        if (mi.names.count(nm)) { add(&mi); break; }
+        if (mi.names.count(nm)) { out.models.push_back(&mi); break; }
     return out;
   }
   // The model a callee refers to (by origin or by a name that held it): the first of
-  // models_for_callee, or null.
+  // callee_models, or null.
   const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
-    auto ms = models_for_callee(callee, s);
-    return ms.empty() ? nullptr : ms.front();
+    auto cm = callee_models(callee, s);
+    return cm.models.empty() ? nullptr : cm.models.front();
   }
-  // The model a callee refers to when every model it may refer to is on CUDA; null otherwise
-  // (`net` trained on CUDA, then bound again at module level to a fresh CPU model that the
-  // notebook evaluates: which one a later `net(x)` calls is not decided here).
-  // A module constructed at one of the callee's origins that is none of the file's trained
-  // models (the re-created copy) has no placement gpulint follows: that also leaves it undecided.
+  // The model a callee refers to when every model it may refer to is on CUDA and no untrained
+  // module copy is among its origins; null otherwise (`net` trained on CUDA, then bound again at
+  // module level to a fresh CPU model that the notebook evaluates: which one a later `net(x)`
+  // calls is not decided here).
   const ModelInfo* cuda_model_for_callee(TSNode callee, const Scope* s) const {
-    auto ms = models_for_callee(callee, s);
-    if (ms.empty()) return nullptr;
-    for (const ModelInfo* m : ms)
+    auto cm = callee_models(callee, s);
+    if (cm.models.empty() || cm.untrained_module) return nullptr;
+    for (const ModelInfo* m : cm.models)
       if (!m->on_cuda) return nullptr;
-    TSNode c = unparen(callee);
-    if (is(c, "attribute") && t(field(c, "attribute")) == "forward") c = unparen(field(c, "object"));
-    for (const auto& o : m_.origins(c, s)) {
-      TSNode n = unparen(o.node);
-      if (!is_module_constructor(n, o.scope)) continue;
-      bool trained = false;
-      for (const auto& mi : models_)
-        if (contains(n, mi.origin) || same(n, mi.origin)) { trained = true; break; }
-      if (!trained) return nullptr;
-    }
-    return ms.front();
+    return cm.models.front();
   }
 
   // The tensor `call` back-propagates, or a null node when it is no backward call:
@@ -911,9 +907,17 @@ class Builder {
   // torch/autograd/__init__.py); `accelerator.backward(t)` of an accelerate.Accelerator and
   // `fabric.backward(t)` of a Lightning Fabric → t (both run t.backward() after their own
   // scaling: accelerate/accelerator.py Accelerator.backward, lightning/fabric/fabric.py
-  // Fabric.backward). The object is recognised by its origin's qualified name.
-  TSNode backpropagated(TSNode call, const Scope* s) const {
+  // Fabric.backward). The object is recognised by its origin's qualified name. Memoised per
+  // call: the loop analyses ask for the same calls many times.
+  TSNode backpropagated(TSNode call) const {
     if (!is(call, "call")) return TSNode{};
+    auto memo = backpropagated_.find(call.id);
+    if (memo != backpropagated_.end()) return memo->second;
+    TSNode out = backpropagated_uncached(call, m_.scope_of(call));
+    backpropagated_.emplace(call.id, out);
+    return out;
+  }
+  TSNode backpropagated_uncached(TSNode call, const Scope* s) const {
     auto first_arg = [&]() {
       auto a = positional_args(call);
       if (!a.empty()) return a[0];
@@ -936,7 +940,8 @@ class Builder {
     if (q && *q == "torch.autograd.backward") return first_arg();
     return TSNode{};
   }
-  bool is_backward_call(TSNode n) const { return !is_null(backpropagated(n, m_.scope_of(n))); }
+  bool is_backward_call(TSNode n) const { return !is_null(backpropagated(n)); }
+  mutable std::unordered_map<const void*, TSNode> backpropagated_;
 
   // The objects whose call results the file back-propagates (`loss = criterion(out, y)` then
   // `loss.backward()`): custom criteria (`criterion = LabelSmoothing()`) and the file's loss
@@ -947,7 +952,7 @@ class Builder {
     backprop_callees_.emplace();
     for (TSNode c : m_.calls()) {
       const Scope* s = m_.scope_of(c);
-      TSNode r = unparen(backpropagated(c, s));
+      TSNode r = unparen(backpropagated(c));
       if (!is(r, "identifier")) continue;
       const auto* bs = m_.lookup(t(r), s);
       if (!bs) continue;
@@ -2347,7 +2352,7 @@ class Builder {
     TSNode bw{};
     visit(field(def, "body"), [&](TSNode n) {
       if (!is_null(bw)) return;
-      TSNode r = unparen(backpropagated(n, m_.scope_of(n)));
+      TSNode r = unparen(backpropagated(n));
       if (is(r, "identifier") && t(r) == name && is_null(innermost_loop(n)) && !under_no_grad(n)) bw = n;
     });
     if (is_null(bw)) return false;
@@ -2371,7 +2376,7 @@ class Builder {
       TSNode loop = innermost_loop(n);
       if (is_null(loop) || under_no_grad(n)) return;
       visit(field(loop, "body"), [&](TSNode c) {
-        TSNode r = unparen(backpropagated(c, m_.scope_of(c)));
+        TSNode r = unparen(backpropagated(c));
         if (is(r, "identifier") && t(r) == t(right)) found = true;
       });
     });
@@ -2395,7 +2400,7 @@ class Builder {
     visit(field(loop, "body"), [&](TSNode n) {
       if (found || !is(n, "call")) return;
       // Any `.backward()` (a tensor's, or an Accelerator's / Fabric's) and torch.autograd.backward.
-      if (method_name(n, src_) == "backward" || is_backward_call(n)) found = true;
+      if (is_backward_call(n)) found = true;
     });
     return found;
   }
@@ -2728,7 +2733,7 @@ class Builder {
         if (q && (*q == "torch.stack" || *q == "torch.cat" || *q == "builtins.sum")) {
           for (auto a : positional_args(n)) { TSNode r = root_identifier(a); if (!is_null(r)) consumed.insert(std::string(t(r))); }
         }
-        if (TSNode bt = backpropagated(n, s); !is_null(bt)) {
+        if (TSNode bt = backpropagated(n); !is_null(bt)) {
           TSNode r = root_identifier(bt);
           if (!is_null(r)) consumed.insert(std::string(t(r)) + "#backward");
         }
@@ -2737,7 +2742,7 @@ class Builder {
       // loop is attached to the graph by construction, unless the value is detached.
       std::set<std::string> backprop_names;
       visit(field(loop, "body"), [&](TSNode n) {
-        TSNode r = unparen(backpropagated(n, s));
+        TSNode r = unparen(backpropagated(n));
         if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
       });
       // A LightningModule's training_step returns the loss Lightning back-propagates: a tensor,
@@ -2821,7 +2826,7 @@ class Builder {
                 att.insert(std::string(t(left)));
             } else if (is(ch, "call")) {
               std::string_view meth = method_name(ch, src_);
-              if (TSNode bt = unparen(backpropagated(ch, s)); is(bt, "identifier"))
+              if (TSNode bt = unparen(backpropagated(ch)); is(bt, "identifier"))
                 att.insert(std::string(t(bt)));
               if (meth == "append" || meth == "extend" || meth == "insert" || meth == "add") {
                 TSNode cont = receiver(ch);
