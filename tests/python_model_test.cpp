@@ -172,7 +172,46 @@ TEST(PythonModel, SelfAttributeStoresAreKeyedByClass) {
   EXPECT_EQ(values("other"), (std::vector<std::string>{"cpu"}));
   EXPECT_EQ(values("lone"), (std::vector<std::string>{"<not a string>"}));  // no store: unknown
   EXPECT_EQ(values("exporter"), (std::vector<std::string>{"cuda", "mps"}));
-  EXPECT_EQ(values("free"), (std::vector<std::string>{"cpu", "cuda:0", "cuda:1"}));  // no class: every store
+  // A module-level function's parameter spelled `self` is no method's instance: unknown.
+  EXPECT_EQ(values("free"), (std::vector<std::string>{"<not a string>"}));
+}
+
+// The instance parameter is the first parameter of a function defined in a class body, whatever
+// its spelling; not a static or class method's, not a module function's `self`.
+TEST(PythonModel, InstanceParameterIsDecidedFromBindings) {
+  std::string src =
+      "class Net:\n"
+      "    def __init__(this, d):\n"
+      "        this.device = d\n"
+      "    def move(self, x):\n"
+      "        f = lambda: self.device\n"
+      "        return x.to(self.device)\n"
+      "    @staticmethod\n"
+      "    def build(self):\n"
+      "        return self.layers\n"
+      "    @classmethod\n"
+      "    def make(cls):\n"
+      "        return cls.default\n"
+      "def free(self):\n"
+      "    return self.other\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto object_of = [&](const std::string& attr_text) {
+    std::size_t at = src.find(attr_text);
+    TSNode n = ts_node_named_descendant_for_byte_range(tree.root(), static_cast<uint32_t>(at),
+                                                       static_cast<uint32_t>(at + attr_text.find('.')));
+    return n;
+  };
+  auto instance = [&](const std::string& attr_text) {
+    TSNode obj = object_of(attr_text);
+    return m.is_instance_parameter(obj, m.scope_of(obj));
+  };
+  EXPECT_TRUE(instance("this.device"));
+  EXPECT_TRUE(instance("self.device\n        return"));  // inside the lambda: the method's
+  EXPECT_TRUE(instance("self.device)"));
+  EXPECT_FALSE(instance("self.layers"));   // @staticmethod
+  EXPECT_FALSE(instance("cls.default"));   // @classmethod: the class, not an instance
+  EXPECT_FALSE(instance("self.other"));    // module function
 }
 
 TEST(PythonModel, LegacyTensorTypesFromQualifiedNames) {

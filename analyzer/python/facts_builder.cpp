@@ -689,7 +689,7 @@ class Builder {
     if (is(r, "identifier")) return std::string(t(r));
     if (is(r, "attribute")) {
       TSNode o = unparen(field(r, "object"));
-      if (is(o, "identifier") && t(o) == "self") return std::string(t(field(r, "attribute")));
+      if (m_.is_instance_parameter(o, m_.scope_of(o))) return std::string(t(field(r, "attribute")));
       // model.module.to(...) (DataParallel/DDP wrappers)
       if (t(field(r, "attribute")) == "module") return placed_name(o);
     }
@@ -1498,7 +1498,9 @@ class Builder {
     if (!is(p, "decorated_definition")) return false;
     bool found = false;
     for_each_named_child(p, [&](TSNode d) {
-      if (is(d, "decorator") && t(named(d, 0)) == "staticmethod") found = true;
+      if (!is(d, "decorator") || named_count(d) == 0) return;
+      auto q = m_.qualified_name(unparen(named(d, 0)), m_.scope_of(def));
+      if (q && *q == "builtins.staticmethod") found = true;
     });
     return found;
   }
@@ -2605,10 +2607,10 @@ class Builder {
   std::optional<bool> lightning_self_call(TSNode e, const Scope* s, const std::set<std::string>& att) const {
     if (is_null(lightning_class_)) return std::nullopt;
     TSNode fn = unparen(field(e, "function"));
-    if (is(fn, "identifier")) return t(fn) == "self" ? std::optional<bool>(true) : std::nullopt;
+    if (is(fn, "identifier")) return m_.is_instance_parameter(fn, s) ? std::optional<bool>(true) : std::nullopt;
     if (!is(fn, "attribute")) return std::nullopt;
     TSNode o = unparen(field(fn, "object"));
-    if (!is(o, "identifier") || t(o) != "self") return std::nullopt;
+    if (!m_.is_instance_parameter(o, s)) return std::nullopt;
     std::string_view a = t(field(fn, "attribute"));
     if (a == "forward") return true;  // nn.Module.forward: the module's own computation
     TSNode def = class_method(lightning_class_, a);
@@ -2671,8 +2673,7 @@ class Builder {
         std::vector<bool> r;
         TSNode rc = unparen(right);
         TSNode fn = unparen(field(rc, "function"));
-        if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier") &&
-            t(unparen(field(fn, "object"))) == "self") {
+        if (is(fn, "attribute") && m_.is_instance_parameter(unparen(field(fn, "object")), fs)) {
           TSNode d = class_method(lightning_class_, t(field(fn, "attribute")));
           if (!is_null(d)) r = lightning_returns(d, rc, fs, inner);
         }
@@ -2804,8 +2805,7 @@ class Builder {
                 // `loss, outputs, y = self.common_step(batch, batch_idx)` in a training_step.
                 if (!is_null(lightning_class_) && !is(left, "identifier")) {
                   TSNode fn = unparen(field(unparen(right), "function"));
-                  if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier") &&
-                      t(unparen(field(fn, "object"))) == "self") {
+                  if (is(fn, "attribute") && m_.is_instance_parameter(unparen(field(fn, "object")), s)) {
                     TSNode d = class_method(lightning_class_, t(field(fn, "attribute")));
                     if (!is_null(d)) returned = lightning_returns(d, unparen(right), s, att);
                   }
@@ -2880,7 +2880,7 @@ class Builder {
     if (is(cont, "identifier")) return bound_outside_only(t(cont), s, loop, TSNode{});
     if (is(cont, "attribute")) {
       TSNode o = unparen(field(cont, "object"));
-      if (!is(o, "identifier") || t(o) != "self") return false;
+      if (!m_.is_instance_parameter(o, s)) return false;
       // self.x: reassigned (or emptied with `.clear()`) on every pass through the loop? then it
       // does not outlive an iteration.
       bool rebound = false;

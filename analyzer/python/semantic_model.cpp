@@ -162,7 +162,7 @@ struct SemanticModel::Builder {
         if (!is_null(value) && unpack_index < 0) st.value = value;
         st.scope = s;
         TSNode obj = unparen(field(target, "object"));
-        if (is(obj, "identifier") && text(obj, src) == "self") st.self_class = enclosing_class(s);
+        if (m.is_instance_parameter(obj, s)) st.self_class = enclosing_class(s);
         m.attribute_stores_[std::string(text(attr, src))].push_back(st);
       }
     } else if (t == "subscript") {
@@ -685,7 +685,7 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     // `self.device`: every value the file stores into that attribute (`self.device =
     // torch.device("cuda:0" if ... else "cpu")` in __init__); unknown when one store is.
     TSNode obj = unparen(field(e, "object"));
-    if (is(obj, "identifier") && text(obj, src_) == "self") {
+    if (is_instance_parameter(obj, s)) {
       std::vector<Value> out;
       for (const AttributeStore* st : self_attribute_stores(text(field(e, "attribute"), src_), s)) {
         if (is_null(st->value)) return unknown();
@@ -1153,7 +1153,7 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   }
   if (is(expr, "attribute")) {
     TSNode obj = unparen(field(expr, "object"));
-    if (is(obj, "identifier") && text(obj, src_) == "self") {
+    if (is_instance_parameter(obj, scope)) {
       for (const AttributeStore* st : self_attribute_stores(text(field(expr, "attribute"), src_), scope)) {
         if (is_null(st->value)) continue;
         auto sub = origins(st->value, st->scope, depth + 1);
@@ -1299,14 +1299,37 @@ std::vector<const SemanticModel::AttributeStore*> SemanticModel::self_attribute_
   return out;
 }
 
+bool SemanticModel::is_instance_parameter(TSNode ident, const Scope* scope) const {
+  if (!is(ident, "identifier")) return false;
+  std::string name(text(ident, src_));
+  for (const Scope* s = scope; s; s = s->parent) {
+    // A class body's names are not visible in the functions nested in it.
+    if (s->kind == Scope::Kind::Class && s != scope) continue;
+    auto it = s->names.find(name);
+    if (it == s->names.end()) continue;
+    if (s->kind != Scope::Kind::Function || !s->parent || s->parent->kind != Scope::Kind::Class)
+      return false;
+    for (const Binding& b : it->second)
+      if (b.kind != Binding::Kind::Param || b.param_index != 0) return false;
+    TSNode decorated = parent(s->node);
+    if (is(decorated, "decorated_definition"))
+      for (TSNode d : named_children(decorated)) {
+        if (!is(d, "decorator") || named_count(d) == 0) continue;
+        auto q = qualified_name(unparen(named(d, 0)), s->parent);
+        if (q && (*q == "builtins.staticmethod" || *q == "builtins.classmethod")) return false;
+      }
+    return true;
+  }
+  return false;
+}
+
 TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) const {
   TSNode fn = unparen(field(call, "function"));
   std::string_view name;
   const Scope* s = scope;
   if (is(fn, "identifier")) {
     name = text(fn, src_);
-  } else if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier") &&
-             text(unparen(field(fn, "object")), src_) == "self") {
+  } else if (is(fn, "attribute") && is_instance_parameter(unparen(field(fn, "object")), scope)) {
     name = text(field(fn, "attribute"), src_);
     // Find the enclosing class scope.
     while (s && s->kind != Scope::Kind::Class) s = s->parent;

@@ -150,6 +150,13 @@ class SemanticModel {
   std::vector<Origin> unpacked_return_origins(const Binding& b, int depth = 0) const;
   static constexpr int kMaxUnpackExpansions = 64;
 
+  /// True when the identifier `ident` (used in `scope`) is the instance parameter of a method:
+  /// the first parameter of a function defined directly in a class body, not decorated with
+  /// builtins.staticmethod or builtins.classmethod (Python data model: a function attribute of
+  /// a class is bound to the instance as its first argument). Closures inside the method see it
+  /// too. Decided from bindings, not from the spelling `self`.
+  bool is_instance_parameter(TSNode ident, const Scope* scope) const;
+
   /// The scope of a function's body; null when `function_definition` is not one of this file's.
   const Scope* function_scope(TSNode function_definition) const;
 
