@@ -2760,6 +2760,40 @@ class Builder {
           if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
         }
       }
+      // The terms of a back-propagated sum assigned in this loop (`loss = loss1 + loss2` before
+      // `loss.backward()`): a term computed from an attached tensor by a function gpulint cannot
+      // read (`loss1 = W_neo_brain(deformation, ...) / n`, imported) is attached as well — autograd
+      // reaches the parameters only through terms that require grad, and this one is computed
+      // from the model's output.
+      std::set<std::string> backprop_terms;
+      visit(field(loop, "body"), [&](TSNode n) {
+        if (!is(n, "assignment")) return;
+        TSNode left = unparen(field(n, "left"));
+        if (!is(left, "identifier") || !backprop_names.count(std::string(t(left)))) return;
+        std::function<void(TSNode)> terms = [&](TSNode e) {
+          e = unparen(e);
+          if (is(e, "identifier")) { backprop_terms.insert(std::string(t(e))); return; }
+          if (!is(e, "binary_operator")) return;
+          std::string_view op = t(ts_node_child_by_field_name(e, "operator", 8));
+          if (op != "+" && op != "-" && op != "*" && op != "/") return;
+          terms(field(e, "left"));
+          terms(field(e, "right"));
+        };
+        terms(field(n, "right"));
+      });
+      auto computed_from_attached = [&](TSNode v) {
+        bool found = false;
+        visit(v, [&](TSNode c) {
+          if (found || !is(c, "call")) return;
+          TSNode args = field(c, "arguments");
+          if (!is(args, "argument_list")) return;
+          for_each_named_child(args, [&](TSNode a) {
+            if (is(a, "keyword_argument")) a = field(a, "value");
+            if (!is_null(a) && attached(a, s, att)) found = true;
+          });
+        });
+        return found;
+      };
       auto detaches = [&](TSNode v) {
         v = unparen(v);
         // `x.data` is the tensor without its graph; another attribute (`out.loss` of a model's
@@ -2788,6 +2822,8 @@ class Builder {
                 if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
                 else if (attached(right, s, att)) att.insert(name);
                 else if (backprop_names.count(name) && !detaches(right)) att.insert(name);
+                else if (backprop_terms.count(name) && !detaches(right) && computed_from_attached(right))
+                  att.insert(name);
                 else att.erase(name);
               } else if (is(left, "subscript")) {
                 TSNode base = root_identifier(field(left, "value"));
@@ -2941,8 +2977,18 @@ class Builder {
                      int depth = 0) const {
     if (depth > 16) return false;
     e = unparen(e);
+    // `.type(torch.FloatTensor)`: a cast to a CPU tensor type keeps the tensor on the host
+    // (Tensor.type docs: "Returns the type if dtype is not provided, else casts this object to
+    // the specified type"; the legacy CPU types are torch/__init__.py's).
+    auto host_type_cast = [&](TSNode c) {
+      if (method_name(c, src_) != "type") return false;
+      auto a = positional_args(c);
+      if (a.size() != 1 || args_of(c).size() != 1) return false;
+      auto tq = m_.qualified_name(a[0], s);
+      return tq && host_legacy_constructor(*tq);
+    };
     for (int i = 0; i < 32 && is(e, "call") &&
-                    (casts_only ? kDtypeCasts : kHostTransforms).count(method_name(e, src_));
+                    ((casts_only ? kDtypeCasts : kHostTransforms).count(method_name(e, src_)) || host_type_cast(e));
          ++i) {
       auto fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
       if (fq && starts_with(*fq, "torch.")) break;
@@ -3188,6 +3234,10 @@ class Builder {
         if (!values_known_devices(vs) || !accel) continue;
       }
       if (meth == "cuda" && !args_of(c).empty()) simple = false;
+      // `.type(torch.FloatTensor)` between the creation and the move would send a tensor
+      // created on the device back to the host: no fix then.
+      for (TSNode x = r; simple && is(x, "call") && !same(x, factory); x = unparen(receiver(x)))
+        if (method_name(x, src_) == "type") simple = false;
       CreatedThenMoved f;
       f.expression = {start(c), end(c)};
       auto q = m_.callee_name(factory, s);

@@ -67,6 +67,12 @@ std::string canonical_name(std::string n) {
   return n;
 }
 
+bool cuda_device_with_index(std::string_view s) {
+  // torch.device parses "cuda:<index>" (c10/core/Device.cpp, Device::Device(const std::string&)):
+  // the type is fixed by the text before the colon, the index does not change it.
+  return s.compare(0, 5, "cuda:") == 0;
+}
+
 bool is_cuda_device(const Value& v) {
   return v.kind == Value::Kind::Str && v.s.compare(0, 4, "cuda") == 0;
 }
@@ -641,10 +647,28 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     std::string v;
     if (string_literal_value(e, src_, &v)) return {Value::string(v)};
     // f"cuda:{rank}" names a CUDA device even though the index is unknown.
-    std::string_view raw = text(e, src_);
-    auto q = raw.find_first_of("'\"");
-    if (q != std::string_view::npos && raw.substr(q + 1, 4) == "cuda") return {Value::string("cuda")};
+    if (string_literal_prefix(e, src_, &v) && cuda_device_with_index(v)) return {Value::string("cuda")};
     return unknown();
+  }
+  if (t == "binary_operator") {
+    std::string_view op = text(ts_node_child_by_field_name(e, "operator", 8), src_);
+    if (op != "+" && op != "%") return unknown();
+    auto left = evaluate(field(e, "left"), s, depth + 1);
+    // "cuda:" + str(gpu), "cuda:%d" % gpu: a CUDA device whatever the index.
+    bool all_cuda = !left.empty();
+    for (const auto& l : left) all_cuda = all_cuda && l.kind == Value::Kind::Str && cuda_device_with_index(l.s);
+    if (all_cuda) return {Value::string("cuda")};
+    if (op != "+") return unknown();
+    // Concatenation of known strings ("cuda:" + "0").
+    auto right = evaluate(field(e, "right"), s, depth + 1);
+    if (left.size() * right.size() > 16) return unknown();
+    std::vector<Value> out;
+    for (const auto& l : left)
+      for (const auto& r : right) {
+        if (l.kind != Value::Kind::Str || r.kind != Value::Kind::Str) return unknown();
+        add_all(out, {Value::string(l.s + r.s)});
+      }
+    return out.empty() ? unknown() : out;
   }
   if (t == "unary_operator") {
     auto ch = named_children(e);
@@ -696,6 +720,14 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     return evaluate_argparse(e, s, depth + 1);
   }
   if (t == "call") {
+    // "cuda:{}".format(gpu): a CUDA device whatever the index (str.format keeps the text
+    // before the first replacement field).
+    TSNode fn = field(e, "function");
+    if (is(fn, "attribute") && text(field(fn, "attribute"), src_) == "format") {
+      std::string pre;
+      if (string_literal_value(unparen(field(fn, "object")), src_, &pre) && cuda_device_with_index(pre))
+        return {Value::string("cuda")};
+    }
     // A function of this file: the values its return statements give
     // (`device = get_default_device()`); unknown when one of them is, or when it has none.
     TSNode def = resolve_local_function(e, s);

@@ -237,6 +237,12 @@ std::string canonical_name(std::string name);
 /// True when `v` is a string naming a CUDA device ("cuda", "cuda:1").
 bool is_cuda_device(const Value& v);
 
+/// True when the text `s` starts with "cuda:": the start of a CUDA device string whose index
+/// follows (torch.device parses "cuda:<index>" as device type CUDA whatever the index;
+/// c10/core/Device.cpp). Used for strings built at run time: `"cuda:" + str(gpu)`,
+/// `f"cuda:{rank}"`, `"cuda:{}".format(i)`, `"cuda:%d" % i`.
+bool cuda_device_with_index(std::string_view s);
+
 /// A tensor type of torch's legacy typed-constructor API, named by a qualified name.
 struct LegacyTensorType {
   /// torch.cuda.FloatTensor & co. (torch/cuda/__init__.py): constructing one allocates on the

@@ -93,6 +93,26 @@ bool string_literal_value(TSNode n, std::string_view src, std::string* out) {
   return true;
 }
 
+bool string_literal_prefix(TSNode n, std::string_view src, std::string* out) {
+  n = unparen(n);
+  if (!is(n, "string")) return false;
+  std::string value;
+  uint32_t c = ts_node_child_count(n);
+  for (uint32_t i = 0; i < c; ++i) {
+    TSNode ch = ts_node_child(n, i);
+    std::string_view t = type(ch);
+    if (t == "string_start") {
+      for (char p : text(ch, src)) if (p == 'b' || p == 'B') return false;
+    } else if (t == "string_content" || t == "escape_sequence") {
+      value.append(text(ch, src));
+    } else if (t == "interpolation") {
+      break;
+    }
+  }
+  if (out) *out = std::move(value);
+  return true;
+}
+
 TreeSummary summarize(TSNode root) {
   TreeSummary s;
   TSTreeCursor cur = ts_tree_cursor_new(root);

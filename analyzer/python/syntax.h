@@ -96,6 +96,12 @@ TSNode unparen(TSNode n);
 /// interpolation; false for f-strings and concatenations with non-literals.
 bool string_literal_value(TSNode n, std::string_view src, std::string* out);
 
+/// The constant text a string literal starts with: its whole value for a plain literal, the
+/// text before the first `{...}` interpolation for an f-string (`f"cuda:{rank}"` gives
+/// "cuda:"). False for bytes literals and for anything that is not a `string` node. Escape
+/// sequences are kept as written (as string_literal_value does).
+bool string_literal_prefix(TSNode n, std::string_view src, std::string* out);
+
 /// Collects every comment node's byte range (what suppressions are read from), the first
 /// ERROR/MISSING node's offset and the number of them. One walk.
 struct TreeSummary {
