@@ -179,6 +179,17 @@ class Builder {
     bool cuda_method = false;        // placed with .cuda()
     bool opaque = false;             // built by code gpulint cannot see (may place itself)
     bool data_parallel = false;      // wrapped in nn.DataParallel, which scatters CPU inputs
+    /// Every placement of the model in file order: (offset of the call, to CUDA). `.cpu()`
+    /// and `.to("cpu")` are placements off CUDA.
+    std::vector<std::pair<uint32_t, bool>> placements;
+    /// Is the model on CUDA right after the placements before `offset` in straight-line code?
+    /// False when there is none.
+    bool on_cuda_before(uint32_t offset) const {
+      bool cuda = false;
+      for (const auto& [at, to_cuda] : placements)
+        if (at < offset) cuda = to_cuda;
+      return cuda;
+    }
   };
   std::vector<ModelInfo> models_;
   std::optional<std::vector<std::pair<TSNode, std::vector<int>>>> loader_loops_;
@@ -515,12 +526,15 @@ class Builder {
     if (meth == "cuda") {
       info.on_cuda = true;
       info.cuda_method = true;
+      info.placements.emplace_back(start(call), true);
       return;
     }
     auto a = positional_args(call);
     TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
     if (is_null(dev)) return;
-    if (values_cuda(m_.evaluate(dev, s))) {
+    bool cuda = values_cuda(m_.evaluate(dev, s));
+    info.placements.emplace_back(start(call), cuda);
+    if (cuda) {
       info.on_cuda = true;
       info.device_text = std::string(t(dev));
     }
@@ -563,13 +577,16 @@ class Builder {
     // Placement anywhere in the file through any name that held the model.
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
-      if (meth != "to" && meth != "cuda" && meth != "to_empty") continue;
+      if (meth != "to" && meth != "cuda" && meth != "to_empty" && meth != "cpu") continue;
       TSNode r = receiver(c);
       std::string name = placed_name(r);
       if (name.empty()) continue;
       const Scope* s = m_.scope_of(c);
-      for (auto& mi : models_)
-        if (mi.names.count(name) && !placement_precedes_creation(c, r, mi)) record_placement(c, s, mi);
+      for (auto& mi : models_) {
+        if (!mi.names.count(name) || placement_precedes_creation(c, r, mi)) continue;
+        if (meth == "cpu") mi.placements.emplace_back(start(c), false);
+        else record_placement(c, s, mi);
+      }
     }
     // A model handed to another function may be placed there.
     for (TSNode c : m_.calls()) {
@@ -1367,8 +1384,17 @@ class Builder {
     if (!is(call, "call")) return {};
     auto q = m_.callee_name(call, s);
     auto pa = positional_args(call);
-    if (!q || *q != "builtins.next" || pa.empty()) return {};
-    TSNode it = unparen(pa[0]);
+    TSNode it{};
+    if (q && *q == "builtins.next" && !pa.empty()) {
+      it = unparen(pa[0]);
+    } else if (method_name(call, src_) == "next" && args_of(call).empty() && !is_null(receiver(call))) {
+      // `dataiter.next()`: the loader iterator's Python 2 spelling of __next__, which
+      // torch.utils.data.dataloader._BaseDataLoaderIter kept as `next = __next__` until 1.13.
+      it = unparen(receiver(call));
+      if (!is(it, "identifier")) return {};
+    } else {
+      return {};
+    }
     // next(iter(loader)) inline, or a name bound to iter(loader).
     if (is(it, "call")) {
       auto iq = m_.callee_name(it, s);
@@ -1767,6 +1793,9 @@ class Builder {
     const Scope* scope;
     const ModelInfo* cuda_model = nullptr;  // a model on CUDA called in this loop
     std::set<const ModelInfo*> models_called;  // models on CUDA called in this loop
+    /// Straight-line code (a batch drawn outside any loop): a model counts as on CUDA at a
+    /// call only when the last placement before the call in the file is one on CUDA.
+    bool straight_line = false;
   };
 
   void assign_targets(TSNode left, TSNode right, const Scope* s, LoopState& st, bool conditional) {
@@ -1880,6 +1909,7 @@ class Builder {
     for (TSNode c : calls) {
       TSNode fn = field(c, "function");
       const ModelInfo* mi = cuda_model_for_callee(fn, s);
+      if (mi && ctx.straight_line && !mi->on_cuda_before(start(c))) mi = nullptr;
       bool model_call = mi != nullptr;
       bool loss_call = !model_call && is_criterion(fn, s);
       if (model_call && !ctx.cuda_model) ctx.cuda_model = mi;
@@ -2094,7 +2124,48 @@ class Builder {
       if (w.copied_to_cuda)
         for (int li : beside) facts_.loaders[li].batches_copied_to_cuda = true;
     }
+    analyse_straight_line_draws();
     analyse_kept_tensors();
+  }
+
+  // `images, labels = next(iter(test_loader))` outside any loop (a tutorial showing the
+  // predictions for one batch): the statements after the draw in its block are followed as a
+  // loader loop's body is, for DEV002 only (one batch is no reason to pin a loader's memory).
+  void analyse_straight_line_draws() {
+    if (managed_) return;
+    std::set<std::pair<uint32_t, uint32_t>> seen;
+    for (const auto& u : facts_.unmoved_batches) seen.insert({u.argument.start, u.argument.end});
+    for (TSNode c : m_.calls()) {
+      if (!is_null(innermost_loop(c)) || dead(c)) continue;
+      const Scope* s = m_.scope_of(c);
+      auto li = next_batch_loaders(c, s);
+      if (li.empty()) continue;
+      bool skip = false;
+      for (int i : li) skip |= facts_.loaders[i].dataset_on_cuda || facts_.loaders[i].placement_managed;
+      if (skip) continue;
+      TSNode stmt = c;
+      while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is(m_.parent(stmt), "module"))
+        stmt = m_.parent(stmt);
+      TSNode block = m_.parent(stmt);
+      if (is_null(block)) continue;
+      LoopState st;
+      LoopCtx ctx{stmt, s, nullptr, {}, /*straight_line=*/true};
+      std::size_t before = facts_.unmoved_batches.size();
+      bool after = false;
+      for (TSNode ch : named_children(block)) {
+        if (same(ch, stmt)) after = true;
+        if (after) walk_statement(ch, s, st, ctx, false);
+      }
+      // The same use after two draws of the same names is one finding.
+      std::size_t keep = before;
+      for (std::size_t i = before; i < facts_.unmoved_batches.size(); ++i) {
+        const auto& u = facts_.unmoved_batches[i];
+        if (!seen.insert({u.argument.start, u.argument.end}).second) continue;
+        if (keep != i) facts_.unmoved_batches[keep] = std::move(facts_.unmoved_batches[i]);
+        ++keep;
+      }
+      facts_.unmoved_batches.resize(keep);
+    }
   }
 
   // ---- DEV001's fix -------------------------------------------------------------------
