@@ -284,3 +284,51 @@ TEST(PythonModel, UnboundTorchComesFromStarImports) {
   EXPECT_EQ(m.unbound_name("len"), std::optional<std::string>("builtins.len"));
   EXPECT_EQ(m.unbound_name("device"), std::optional<std::string>("utils.device"));
 }
+
+// Reaching definitions in origins(): a binding that an unconditional later binding of the same
+// block re-binds before the use does not reach it; one re-bound on a branch only, re-bound
+// after the use inside a loop around it, or re-bound from itself, still does. accelerator.prepare(...) gives back its
+// arguments in place.
+TEST(PythonModel, OriginsLeaveOutBindingsReboundOnEveryPath) {
+  std::string src =
+      "from accelerate import Accelerator\n"
+      "a = make(1)\n"
+      "a = make(2)\n"
+      "use(a)  # straight\n"
+      "b = make(3)\n"
+      "if flag:\n"
+      "    b = make(4)\n"
+      "use(b)  # branch\n"
+      "c = make(5)\n"
+      "for i in range(3):\n"
+      "    use(c)  # loop\n"
+      "    c = make(6)\n"
+      "def f():\n"
+      "    d = make(7)\n"
+      "    d = wrap(d)  # self\n"
+      "    return d\n"
+      "acc = Accelerator()\n"
+      "m, e = acc.prepare(make(8), make(9))\n"
+      "g = acc.prepare(make(10))\n"
+      "use(e, g)  # prepared\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto origin_texts = [&](const std::string& needle, std::size_t offset_in_needle) {
+    std::size_t at = src.find(needle) + offset_in_needle;
+    TSNode n = ts_node_named_descendant_for_byte_range(tree.root(), static_cast<uint32_t>(at),
+                                                       static_cast<uint32_t>(at + 1));
+    std::vector<std::string> out;
+    for (const auto& o : m.origins(n, m.scope_of(n)))
+      out.emplace_back(src.substr(ts_node_start_byte(o.node), ts_node_end_byte(o.node) - ts_node_start_byte(o.node)));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(origin_texts("use(a)", 4), (std::vector<std::string>{"make(2)"}));
+  EXPECT_EQ(origin_texts("use(b)", 4), (std::vector<std::string>{"make(3)", "make(4)"}));
+  EXPECT_EQ(origin_texts("use(c)", 4), (std::vector<std::string>{"make(5)", "make(6)"}));
+  // A re-binding that reads the name (`d = wrap(d)`) leaves the earlier binding in: origins
+  // stop at the call, so that binding is where the value comes from.
+  EXPECT_EQ(origin_texts("return d", 7), (std::vector<std::string>{"make(7)", "wrap(d)"}));
+  EXPECT_EQ(origin_texts("use(e, g)", 4), (std::vector<std::string>{"make(9)"}));
+  EXPECT_EQ(origin_texts("use(e, g)", 7), (std::vector<std::string>{"make(10)"}));
+}

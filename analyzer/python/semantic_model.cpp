@@ -1074,6 +1074,56 @@ ArgumentFact SemanticModel::bind_argument(TSNode call, const Signature& sig, std
 // --------------------------------------------------------------------------------------
 // Origins and call sites
 // --------------------------------------------------------------------------------------
+namespace {
+// Does the subtree `e` hold the identifier `name`?
+bool mentions_name(TSNode e, std::string_view name, std::string_view src, int depth = 0) {
+  if (ts_node_is_null(e) || depth > 200) return false;
+  if (is(e, "identifier")) return text(e, src) == name;
+  bool found = false;
+  for_each_named_child(e, [&](TSNode ch) { if (!found) found = mentions_name(ch, name, src, depth + 1); });
+  return found;
+}
+
+std::size_t positional_args_count(TSNode call) {
+  TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+  if (!is(args, "argument_list")) return 0;
+  std::size_t n = 0;
+  for (TSNode a : named_children(args))
+    if (!is(a, "keyword_argument") && !is(a, "list_splat") && !is(a, "dictionary_splat")) ++n;
+  return n;
+}
+}  // namespace
+
+TSNode SemanticModel::prepared_argument(TSNode call, int index, const Scope* scope, int depth) const {
+  if (!is(call, "call") || index < 0 || depth > kMaxDepth) return TSNode{};
+  TSNode fn = unparen(field(call, "function"));
+  if (!is(fn, "attribute") || text(field(fn, "attribute"), src_) != "prepare") return TSNode{};
+  TSNode args = field(call, "arguments");
+  if (!is(args, "argument_list")) return TSNode{};
+  std::vector<TSNode> positional;
+  for (TSNode a : named_children(args)) {
+    if (is(a, "list_splat") || is(a, "dictionary_splat")) return TSNode{};
+    if (!is(a, "keyword_argument")) positional.push_back(a);
+  }
+  if (static_cast<std::size_t>(index) >= positional.size()) return TSNode{};
+  for (const auto& o : origins(field(fn, "object"), scope, depth + 1)) {
+    if (!is(o.node, "call")) continue;
+    auto q = callee_name(o.node, o.scope);
+    if (q && (*q == "accelerate.Accelerator" || *q == "accelerate.accelerator.Accelerator"))
+      return positional[static_cast<std::size_t>(index)];
+  }
+  return TSNode{};
+}
+
+bool SemanticModel::dominates(TSNode binding_stmt, TSNode use) const {
+  if (is_null(binding_stmt) || end(binding_stmt) > start(use)) return false;
+  TSNode st = binding_stmt;
+  TSNode p = parent(st);
+  if (is(p, "expression_statement")) { st = p; p = parent(p); }
+  if (!(is(p, "block") || is(p, "module"))) return false;
+  return start(p) <= start(use) && start(use) < end(p);
+}
+
 std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int depth) const {
   // The outermost origins query (whatever its entry point) gives unpacked_return_origins its
   // budget of expansions for the whole query.
@@ -1100,17 +1150,30 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
         if (is(p, "function_definition") || is(p, "class_definition") || is(p, "lambda")) break;
       }
     }
+    // And a binding of the use's own scope that a later one re-binds on every path to the use
+    // does not reach it either: `loader = DataLoader(a)` then `loader = DataLoader(b)` in the
+    // same block, then `for x in loader:` draws from b only. Not a re-binding that reads the
+    // name (`model = model.to(device)`): origins stop at calls, so the earlier binding is
+    // where that value comes from.
+    uint32_t killed_before = 0;
+    if (fs == scope && bs->size() > 1)
+      for (const auto& b : *bs)
+        if (b.kind == Binding::Kind::Assign && dominates(b.stmt, expr) && !mentions_name(b.value, text(expr, src_), src_))
+          killed_before = std::max(killed_before, start(b.stmt));
     for (const auto& b : *bs) {
       if (fs == scope && !is_null(b.stmt) && start(b.stmt) > start(expr) &&
           (is_null(use_loop) || start(b.stmt) >= end(use_loop)))
         continue;
+      if (fs == scope && !is_null(b.stmt) && end(b.stmt) <= killed_before) continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value)) {
         auto sub = origins(b.value, fs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
       } else if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value)) {
         // `train_loader, test_loader = load_data()`: element i of what a function of this file
         // returns; otherwise (`x, y = accelerator.prepare(a, b)`) the origin is the call itself.
-        auto elems = unpacked_return_origins(b, depth);
+        // `model, opt, loader = accelerator.prepare(model, opt, loader)`: element i is argument i.
+        TSNode prepared = prepared_argument(unparen(b.value), b.unpack_index, fs, depth + 1);
+        auto elems = is_null(prepared) ? unpacked_return_origins(b, depth) : origins(prepared, fs, depth + 1);
         if (!elems.empty()) out.insert(out.end(), elems.begin(), elems.end());
         else out.push_back({unparen(b.value), fs});
       } else if (b.kind == Binding::Kind::Param && b.param_index >= 0) {
@@ -1195,6 +1258,11 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
     }
   }
   if (is(expr, "call")) {
+    // `loader = accelerator.prepare(loader)`: the prepared object stands for its argument.
+    if (positional_args_count(expr) == 1) {
+      TSNode prepared = prepared_argument(expr, 0, scope, depth + 1);
+      if (!is_null(prepared)) return origins(prepared, scope, depth + 1);
+    }
     // A function of this file: what its return statements return (`args = get_args()`,
     // `loader = make_loader(ds)`, `model = build_model()`).
     TSNode def = resolve_local_function(expr, scope);

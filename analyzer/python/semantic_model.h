@@ -134,7 +134,25 @@ class SemanticModel {
   /// this file's functions through their returns, and tuple unpacking of such a call
   /// (`a, b = f()`) to the element at the name's index when every return of `f` is a tuple.
   /// Returns the terminal expressions (calls, literals …). Empty: unknown.
+  /// Reaching definitions are approximated in the use's own scope: bindings after the use
+  /// (unless a loop around the use holds them) and bindings before one that dominates the use
+  /// (see dominates) are left out.
   std::vector<Origin> origins(TSNode expr, const Scope* scope, int depth = 0) const;
+
+  /// True when the binding statement `binding_stmt` (an assignment, or its expression
+  /// statement) runs on every path to `use` after its own evaluation: it is a direct statement
+  /// of a block (or of the module) that contains `use`, and it ends before `use` starts. Then a
+  /// binding of the same name earlier in the file cannot reach `use` (structured control flow:
+  /// Python has no goto; an exception raised by the statement skips `use` too).
+  bool dominates(TSNode binding_stmt, TSNode use) const;
+
+  /// For `accelerator.prepare(a, b, c)` of an accelerate.Accelerator (recognised by the
+  /// qualified name of the receiver's origin): the positional argument at `index`, which the
+  /// call returns prepared in the same place (accelerate/accelerator.py, Accelerator.prepare:
+  /// "will return the objects in the same order"; a DataLoader comes back re-created with the
+  /// original's num_workers and pin_memory). A null node for any other call, a splat, or an
+  /// index out of range.
+  TSNode prepared_argument(TSNode call, int index, const Scope* scope, int depth = 0) const;
 
   /// The expressions the `return` statements of `function_definition` give (not those of
   /// nested functions or classes; at most 16). Empty when it returns nothing.
