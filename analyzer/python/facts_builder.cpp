@@ -61,6 +61,17 @@ bool host_legacy_constructor(const std::string& q) {
   auto lt = legacy_tensor_type(q);
   return lt && !lt->cuda;
 }
+// Device strings as torch.device parses them: "<type>" or "<type>:<index>" with the type one of
+// c10/core/DeviceType.cpp's names (the common ones). Accelerators: every type but the host's.
+bool device_type_name(std::string_view s) {
+  static const std::set<std::string_view> kTypes = {"cpu", "cuda", "mps", "xpu", "hip", "xla", "hpu",
+                                                    "npu", "mtia", "meta", "privateuseone"};
+  return kTypes.count(s.substr(0, s.find(':'))) > 0;
+}
+bool accelerator_device_name(std::string_view s) {
+  std::string_view type = s.substr(0, s.find(':'));
+  return device_type_name(s) && type != "cpu" && type != "meta";
+}
 // A CUDA tensor type (torch.cuda.FloatTensor ...), by qualified name.
 bool cuda_tensor_type(const std::optional<std::string>& q) {
   if (!q) return false;
@@ -272,6 +283,8 @@ class Builder {
     // a node inside a range still gets the exact walk.)
     const auto& ranges = dead_ranges();
     uint32_t b = start(n), e = end(n);
+    for (const auto& [rb, re] : after_exit_)
+      if (rb <= b && e <= re) return true;
     bool maybe = false;
     for (const auto& [rb, re] : ranges)
       if (rb <= b && e <= re) { maybe = true; break; }
@@ -303,9 +316,23 @@ class Builder {
         });
       }
     }
+    // The statements after `exit()` / `sys.exit()` / `os._exit()` in the same block: the
+    // process ends there (a debugging `exit()` left in an evaluation loop).
+    for (TSNode c : m_.calls()) {
+      TSNode stmt = m_.parent(c);
+      if (!is(stmt, "expression_statement")) continue;
+      TSNode block = m_.parent(stmt);
+      if (!(is(block, "block") || is(block, "module")) || end(stmt) >= end(block)) continue;
+      auto q = m_.callee_name(c, m_.scope_of(c));
+      if (q && (*q == "builtins.exit" || *q == "builtins.quit" || *q == "sys.exit" || *q == "os._exit"))
+        after_exit_.emplace_back(end(stmt), end(block));
+    }
     return *dead_ranges_;
   }
   std::optional<std::vector<std::pair<uint32_t, uint32_t>>> dead_ranges_;
+  /// Byte ranges that follow a process exit in their block (filled with dead_ranges_): every
+  /// node inside one is dead.
+  std::vector<std::pair<uint32_t, uint32_t>> after_exit_;
 
   bool dead_uncached(TSNode n) {
     TSNode child = n;
@@ -881,10 +908,15 @@ class Builder {
     // module's own API), not a call of the model, although the callee contains its creation.
     else if (is(callee, "attribute") && is(unparen(field(callee, "object")), "call"))
       return out;
-    for (const auto& o : m_.origins(callee, s)) {
+    auto origins = m_.origins(callee, s);
+    // Every origin is a fresh object that none of the file's models flows into (`model =
+    // IR_RGB_Model(...)` rebinding an evaluate() parameter): the callee is none of them, so a
+    // model that merely shares its name is not looked up.
+    bool all_fresh = !origins.empty();
+    for (const auto& o : origins) {
       // A class or function the file defines is not a model object: `DQN(obs, act)` constructs
       // one (the class body merely contains its layers' creations), `make_model()` builds one.
-      if (is_def(o.node) || is(o.node, "decorated_definition")) continue;
+      if (is_def(o.node) || is(o.node, "decorated_definition")) { all_fresh = false; continue; }
       const ModelInfo* found = nullptr;
       for (const auto& mi : models_)
         if (contains(o.node, mi.origin) || same(o.node, mi.origin)) { found = &mi; break; }
@@ -893,14 +925,36 @@ class Builder {
       } else if (is_module_constructor(unparen(o.node), o.scope)) {
         out.untrained_module = true;
       }
+      if (found || !fresh_object(unparen(o.node), o.scope)) all_fresh = false;
     }
-    if (!out.models.empty()) return out;
+    if (!out.models.empty() || all_fresh) return out;
     std::string nm = placed_name(callee);
     if (!nm.empty())
       for (const auto& mi : models_)
         if (mi.names.count(nm)) { out.models.push_back(&mi); break; }
     return out;
   }
+  // A call that makes a new object out of none of the file's models: the callee is a plain or
+  // dotted name (`IR_RGB_Model(...)`, `timm.create_model(...)`) and no identifier in the call
+  // ever held a model (`nn.DataParallel(model)`, `model.to(device)` are not fresh).
+  bool fresh_object(TSNode call, const Scope* s) const {
+    (void)s;
+    if (!is(call, "call")) return false;
+    TSNode fn = unparen(field(call, "function"));
+    for (TSNode x = fn; !is(x, "identifier");) {
+      if (!is(x, "attribute")) return false;
+      x = unparen(field(x, "object"));
+    }
+    bool model_name = false;
+    visit(call, [&](TSNode n) {
+      if (model_name || !is(n, "identifier")) return;
+      std::string nm(t(n));
+      for (const auto& mi : models_)
+        if (mi.names.count(nm)) { model_name = true; break; }
+    });
+    return !model_name;
+  }
+
   // The model a callee refers to (by origin or by a name that held it): the first of
   // callee_models, or null.
   const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
@@ -1211,6 +1265,20 @@ class Builder {
             if (is_tensor_expression(o.node, o.scope)) {
               site.dataset_small_in_memory = true;
               if (tensor_where(o.node, o.scope) == Where::Accelerator) site.dataset_on_cuda = true;
+            }
+            // A dataset given an accelerator device under any parameter name
+            // (`PGNDataset(path, device)` with `device = torch.device("mps")`) may build its
+            // items there.
+            for (auto a : args_of(o.node)) {
+              TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+              if (is_null(v) || is(v, "list_splat") || is(v, "dictionary_splat")) continue;
+              auto vs = m_.evaluate(v, o.scope);
+              bool accel = false, devices = !vs.empty();
+              for (const auto& x : vs) {
+                devices = devices && x.kind == Value::Kind::Str && device_type_name(x.s);
+                accel = accel || (x.kind == Value::Kind::Str && accelerator_device_name(x.s));
+              }
+              if (devices && accel) site.dataset_on_cuda = true;
             }
             // A dataset built with `device=` (not provably the CPU) yields tensors there.
             TSNode dk = keyword_arg(o.node, "device", src_);
@@ -1975,7 +2043,8 @@ class Builder {
   }
 
   void walk_block(TSNode block, const Scope* s, LoopState& st, LoopCtx& ctx, bool conditional) {
-    for (auto stmt : named_children(block)) walk_statement(stmt, s, st, ctx, conditional);
+    for (auto stmt : named_children(block))
+      if (!dead(stmt)) walk_statement(stmt, s, st, ctx, conditional);
   }
 
   void walk_statement(TSNode stmt, const Scope* s, LoopState& st, LoopCtx& ctx, bool conditional) {
@@ -2154,7 +2223,7 @@ class Builder {
       bool after = false;
       for (TSNode ch : named_children(block)) {
         if (same(ch, stmt)) after = true;
-        if (after) walk_statement(ch, s, st, ctx, false);
+        if (after && !dead(ch)) walk_statement(ch, s, st, ctx, false);
       }
       // The same use after two draws of the same names is one finding.
       std::size_t keep = before;
@@ -2877,7 +2946,7 @@ class Builder {
       };
       // Walk the body in order.
       std::function<void(TSNode)> walk = [&](TSNode n) {
-        if (is_def(n) || is(n, "decorated_definition")) return;
+        if (is_def(n) || is(n, "decorated_definition") || dead(n)) return;
         std::string_view ty = type(n);
         if (ty == "expression_statement") {
           for (auto ch : named_children(n)) {

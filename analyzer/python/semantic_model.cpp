@@ -602,7 +602,7 @@ std::optional<std::string> SemanticModel::unbound_name(std::string_view name) co
       "enumerate", "iter", "next", "zip", "range", "len", "list", "tuple", "dict", "set",
       "float", "int", "str", "bool", "print", "sum", "min", "max", "map", "filter",
       "sorted", "isinstance", "getattr", "setattr", "hasattr", "type", "super", "open",
-      "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed"};
+      "vars", "abs", "round", "any", "all", "repr", "id", "hash", "object", "reversed", "exit", "quit"};
   if (kBuiltins.count(name)) return "builtins." + std::string(name);
   const Scope* ms = module_scope();
   // `torch` given by `from utils import *` (a file that imports only torch's submodules itself,
@@ -1164,7 +1164,8 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
       if (fs == scope && !is_null(b.stmt) && start(b.stmt) > start(expr) &&
           (is_null(use_loop) || start(b.stmt) >= end(use_loop)))
         continue;
-      if (fs == scope && !is_null(b.stmt) && end(b.stmt) <= killed_before) continue;
+      // (The bound identifier's position: a parameter's binding statement is its whole def.)
+      if (fs == scope && !is_null(b.target) && end(b.target) <= killed_before) continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value)) {
         auto sub = origins(b.value, fs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
