@@ -73,8 +73,11 @@ Not `loss.item()` in every step: `.item()` waits for the GPU to finish (a host�
 call it at logging intervals.
 
 ## Fix safety
-Safe: appends `.detach()`, which keeps the value and drops the graph. Not reported under
-`torch.no_grad()` / `torch.inference_mode()`, for `.item()`, `float(...)`, `.detach()`,
+Safe: appends `.detach()`, which keeps the value and drops the graph. Not reported for what is
+computed under `torch.no_grad()` / `torch.inference_mode()` (also `with torch.enable_grad() if
+train else torch.no_grad():` or `torch.set_grad_enabled(phase == "train")` on the branch where
+the flag turns autograd off) — but a loss computed before such a block and appended inside it
+still holds its graph and is reported —, for `.item()`, `float(...)`, `.detach()`,
 `.data`, for lists created inside the iteration or emptied (`.clear()`) on every step, or for
 lists that are stacked and back-propagated in the same loop. Lightning's
 `validation_step`/`test_step`/`predict_step` run under `no_grad`/`inference_mode`: what they

@@ -2328,7 +2328,17 @@ class Builder {
   }
 
   // ---- MEM001 -------------------------------------------------------------------------
-  bool under_no_grad(TSNode n) const {
+  bool under_no_grad(TSNode n) const { return !is_null(no_grad_region(n)); }
+
+  // The statement that turns autograd off around `n`: a `with` whose own items do
+  // (`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)`), or a
+  // function decorated with no_grad/inference_mode; a null node when none does. Items that
+  // depend on a condition (`torch.enable_grad() if train else torch.no_grad()`,
+  // `torch.set_grad_enabled(phase == "train")`) count where `n` sits in a branch of an `if` on
+  // the same condition inside the `with` (the `else` of `if train:`), the condition's names not
+  // re-bound in the `with` (torch/autograd/grad_mode.py: set_grad_enabled(mode) enables grad
+  // iff mode is true).
+  TSNode no_grad_region(TSNode n) const {
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
       if (is(p, "with_statement")) {
         bool found = false;
@@ -2341,16 +2351,27 @@ class Builder {
           if (found || !is(w, "with_item")) return;
           TSNode v = field(w, "value");
           if (is(v, "as_pattern")) v = named(v, 0);
-          if (!is(v, "call")) return;
-          auto q = m_.callee_name(v, m_.scope_of(v));
-          if (!q) return;
-          if (*q == "torch.no_grad" || *q == "torch.inference_mode" || *q == "torch.enable_grad") found = *q != "torch.enable_grad";
-          if (*q == "torch.set_grad_enabled") {
-            auto a = positional_args(v);
-            if (!a.empty() && is(a[0], "false")) found = true;
+          v = unparen(v);
+          if (is(v, "conditional_expression")) {
+            auto parts = named_children(v);  // A if c else B
+            if (parts.size() != 3) return;
+            auto a = grad_mode_of(parts[0]), b = grad_mode_of(parts[2]);
+            if (a == GradMode::Off && b == GradMode::Off) { found = true; return; }
+            auto truth = branch_value(n, parts[1], p);
+            if (truth && ((*truth && a == GradMode::Off) || (!*truth && b == GradMode::Off))) found = true;
+            return;
+          }
+          if (grad_mode_of(v) == GradMode::Off) { found = true; return; }
+          if (is(v, "call")) {
+            auto q = m_.callee_name(v, m_.scope_of(v));
+            auto args = positional_args(v);
+            if (q && *q == "torch.set_grad_enabled" && args.size() == 1) {
+              auto truth = branch_value(n, args[0], p);
+              if (truth && !*truth) found = true;
+            }
           }
         });
-        if (found) return true;
+        if (found) return p;
       }
       if (is(p, "function_definition")) {
         TSNode dp = m_.parent(p);
@@ -2361,13 +2382,88 @@ class Builder {
             if (ch.empty()) continue;
             TSNode e = is(ch[0], "call") ? field(ch[0], "function") : ch[0];
             auto q = m_.qualified_name(e, m_.scope_of(dp));
-            if (q && (*q == "torch.no_grad" || *q == "torch.inference_mode")) return true;
+            if (q && (*q == "torch.no_grad" || *q == "torch.inference_mode")) return p;
           }
         }
-        return false;
+        return TSNode{};
       }
     }
-    return false;
+    return TSNode{};
+  }
+
+  enum class GradMode { Off, On, Unknown };
+  // What a context-manager expression does to autograd: torch.no_grad() / inference_mode() /
+  // set_grad_enabled(False) turn it off, enable_grad() / set_grad_enabled(True) on.
+  GradMode grad_mode_of(TSNode v) const {
+    v = unparen(v);
+    if (!is(v, "call")) return GradMode::Unknown;
+    auto q = m_.callee_name(v, m_.scope_of(v));
+    if (!q) return GradMode::Unknown;
+    if (*q == "torch.no_grad" || *q == "torch.inference_mode") return GradMode::Off;
+    if (*q == "torch.enable_grad") return GradMode::On;
+    if (*q == "torch.set_grad_enabled") {
+      auto a = positional_args(v);
+      if (a.size() == 1 && is(unparen(a[0]), "false")) return GradMode::Off;
+      if (a.size() == 1 && is(unparen(a[0]), "true")) return GradMode::On;
+    }
+    return GradMode::Unknown;
+  }
+
+  // Structural equality of two expressions of one scope (same node types and shape, same
+  // identifier names and literal spellings at the leaves).
+  bool same_expression(TSNode a, TSNode b) const {
+    a = unparen(a);
+    b = unparen(b);
+    if (type(a) != type(b)) return false;
+    auto ca = named_children(a), cb = named_children(b);
+    if (ca.size() != cb.size()) return false;
+    if (ca.empty()) return t(a) == t(b);
+    if (is(a, "comparison_operator") || is(a, "boolean_operator") || is(a, "binary_operator")) {
+      // The operators are anonymous children: compare the whole spelling of those.
+      for (uint32_t i = 0; i < ts_node_child_count(a) && i < ts_node_child_count(b); ++i) {
+        TSNode x = ts_node_child(a, i), y = ts_node_child(b, i);
+        if (!ts_node_is_named(x) && t(x) != t(y)) return false;
+      }
+      if (ts_node_child_count(a) != ts_node_child_count(b)) return false;
+    }
+    for (std::size_t i = 0; i < ca.size(); ++i)
+      if (!same_expression(ca[i], cb[i])) return false;
+    return true;
+  }
+
+  // The truth of `cond` wherever `n` runs inside `stop`: true when `n` lies in the body of an
+  // `if cond:` (or the else of `if not cond:`) between them, false in its else; nullopt when no
+  // such `if` encloses `n`, or when a name `cond` reads (only names and literals allowed) is
+  // bound inside `stop`.
+  std::optional<bool> branch_value(TSNode n, TSNode cond, TSNode stop) const {
+    cond = unparen(cond);
+    bool readable = true;
+    std::vector<TSNode> names;
+    visit(cond, [&](TSNode x) {
+      if (is(x, "identifier")) names.push_back(x);
+      else if (is(x, "attribute") || is(x, "call") || is(x, "subscript")) readable = false;
+    });
+    if (!readable) return std::nullopt;
+    const Scope* s = m_.scope_of(cond);
+    for (TSNode id : names) {
+      const auto* bs = m_.lookup(t(id), s);
+      if (bs)
+        for (const auto& b : *bs)
+          if (!is_null(b.target) && contains(stop, b.target)) return std::nullopt;
+    }
+    TSNode child = n;
+    for (TSNode p = m_.parent(n); !is_null(p) && !same(p, stop); child = p, p = m_.parent(p)) {
+      if (!is(p, "if_statement")) continue;
+      bool in_body = same(child, field(p, "consequence"));
+      bool in_else = is(child, "else_clause") || is(child, "elif_clause");
+      if (!in_body && !in_else) continue;
+      TSNode c = unparen(field(p, "condition"));
+      bool negated = false;
+      if (is(c, "not_operator")) { negated = true; c = unparen(field(c, "argument")); }
+      if (!same_expression(c, cond)) continue;
+      return in_body != negated;
+    }
+    return std::nullopt;
   }
 
   // An evaluation loop that may run with autograd on: it calls a model, has no backward, is not
@@ -3078,7 +3174,35 @@ class Builder {
     std::string root = container.substr(0, container.find_first_of(".["));
     if (container.rfind("self.", 0) == 0) root = container;
     if (consumed.count(root) || consumed.count(root + "#backward")) return;
-    if (under_no_grad(stmt)) return;
+    if (TSNode region = no_grad_region(stmt); !is_null(region)) {
+      // With autograd off, `total += loss` computes a new tensor without a graph, and so does
+      // any expression: only an attached tensor stored as it is (a bare name: `losses.append(
+      // loss)` inside `with torch.inference_mode():`) still holds its graph — when the binding
+      // that reaches the store was made outside the region (a dominating one decides; without
+      // one, every binding must be outside).
+      if (how == KeptGraphTensor::How::AugmentedAssign) return;
+      auto keeps_graph = [&](TSNode e) {
+        e = unparen(e);
+        if (!is(e, "identifier")) return false;
+        const auto* bs = m_.lookup(t(e), m_.scope_of(e));
+        if (!bs || bs->empty()) return false;
+        const Binding* dom = nullptr;
+        for (const auto& b : *bs)
+          if (b.kind == Binding::Kind::Assign && m_.dominates(b.stmt, stmt) && (!dom || start(b.stmt) > start(dom->stmt)))
+            dom = &b;
+        if (dom) return !contains(region, dom->stmt);
+        for (const auto& b : *bs)
+          if (is_null(b.target) || contains(region, b.target)) return false;
+        return true;
+      };
+      bool any = false;
+      if (held) {
+        for (TSNode el : *held) any = any || keeps_graph(el);
+      } else {
+        any = keeps_graph(value);
+      }
+      if (!any) return;
+    }
     if (reported.count(start(stmt))) return;
     reported.insert(start(stmt));
     KeptGraphTensor k;
