@@ -749,6 +749,13 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
       std::vector<Value> vs;
       for (auto& v : evaluate(ch[0], s, depth + 1)) {
         if (v.kind == Value::Kind::None) continue;
+        // torch.device(0): a bare ordinal names a CUDA device (torch/_tensor_docs.py, "A
+        // torch.device can be constructed via ... a device ordinal": torch.device(1) is
+        // device(type='cuda', index=1)).
+        if (v.kind == Value::Kind::Int && v.i >= 0) {
+          vs.push_back(Value::string("cuda:" + std::to_string(v.i)));
+          continue;
+        }
         if (v.kind != Value::Kind::Str) return unknown();
         vs.push_back(v);
       }
