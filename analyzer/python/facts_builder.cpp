@@ -2667,6 +2667,11 @@ class Builder {
       if (q && (*q == "builtins.float" || *q == "builtins.int" || *q == "builtins.str" || *q == "builtins.len" ||
                 *q == "builtins.round" || *q == "builtins.bool"))
         return false;
+      // `sum(train_loss_list)` of a list holding attached tensors adds them up with autograd.
+      if (q && *q == "builtins.sum") {
+        auto a = positional_args(e);
+        return !a.empty() && (attached(a[0], s, att) || holds_attached(a[0], att));
+      }
       TSNode fn = field(e, "function");
       if (is_criterion(fn, s)) return true;
       const ModelInfo* mi = model_for_callee(fn, s);
@@ -2692,8 +2697,16 @@ class Builder {
                                                       "tensor", "save", "is_tensor", "is_floating_point", "is_nonzero"};
     if (kDetaching.count(fn) || kPairs.count(fn) || starts_with(fn, "no_grad") || fn == "inference_mode") return false;
     for (auto a : positional_args(call))
-      if (attached(a, s, att)) return true;
+      if (attached(a, s, att) || holds_attached(a, att)) return true;
     return false;
+  }
+
+  // A list the loop has appended attached tensors to (`train_loss_list`, recorded in `att` as
+  // "[]train_loss_list"): not attached itself — storing the list again keeps nothing new —
+  // but what sum() or torch.stack() computes from it is.
+  bool holds_attached(TSNode e, const std::set<std::string>& att) const {
+    e = unparen(e);
+    return is(e, "identifier") && att.count("[]" + std::string(t(e))) > 0;
   }
 
   // `model.neglog_likelihood(x)`: a method of a model of this file called on an input computes
@@ -3128,6 +3141,10 @@ class Builder {
                 }
                 if (attached(val, s, att) && container_outside(cont, s, loop))
                   kept(n, val, std::string(t(cont)), KeptGraphTensor::How::Append, reported, consumed);
+                // The list now holds an attached tensor: what is computed from it
+                // (`sum(train_loss_list) / n`) is attached too.
+                if (attached(val, s, att) && is(unparen(cont), "identifier") && !under_no_grad(ch))
+                  att.insert("[]" + std::string(t(unparen(cont))));
               }
             }
           }
