@@ -1151,10 +1151,30 @@ class Builder {
     }
     return out.value_or(Where::Unknown);
   }
+  // A value that is a Python number: a numeric literal, a name or expression whose every value
+  // gpulint can evaluate is an int or float, or len(...).
+  bool python_number(TSNode e, const Scope* s) const {
+    e = unparen(e);
+    if (is(e, "integer") || is(e, "float")) return true;
+    if (is(e, "call")) {
+      auto q = m_.callee_name(e, s);
+      return q && *q == "builtins.len";
+    }
+    auto vs = m_.evaluate(e, s);
+    if (vs.empty()) return false;
+    for (const auto& v : vs)
+      if (v.kind != Value::Kind::Int && v.kind != Value::Kind::Float) return false;
+    return true;
+  }
   Where origin_where(TSNode n, const Scope* s, int depth) const {
     if (is(n, "subscript")) return tensor_where(field(n, "value"), s, depth + 1);
     if (is(n, "binary_operator")) {
-      return join(tensor_where(field(n, "left"), s, depth + 1), tensor_where(field(n, "right"), s, depth + 1));
+      // A Python number on one side (`x / 255.0`, `t * scale` with a constant scale) has no
+      // device: the result is on the tensor's.
+      TSNode l = field(n, "left"), r = field(n, "right");
+      if (python_number(r, s)) return tensor_where(l, s, depth + 1);
+      if (python_number(l, s)) return tensor_where(r, s, depth + 1);
+      return join(tensor_where(l, s, depth + 1), tensor_where(r, s, depth + 1));
     }
     if (!is(n, "call")) return Where::Unknown;
     std::string_view meth = method_name(n, src_);
