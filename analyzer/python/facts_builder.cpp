@@ -451,12 +451,25 @@ class Builder {
   // Descends into nested definitions too: a dataset class's methods are what matter.
   bool moves_to_device(TSNode n, int depth = 0) const {
     if (depth > 200) return false;
+    // A device every value of which is the host (`device = "cpu"`) moves nothing to an
+    // accelerator.
+    auto host = [&](TSNode dev) {
+      if (is_null(dev)) return false;
+      auto vs = m_.evaluate(dev, m_.scope_of(dev));
+      return !vs.empty() && std::all_of(vs.begin(), vs.end(), [](const Value& v) {
+        return v.kind == Value::Kind::Str && v.s.substr(0, v.s.find(':')) == "cpu";
+      });
+    };
     if (is(n, "call")) {
       std::string_view mm = method_name(n, src_);
-      if (mm == "to" || mm == "cuda") return true;
+      if (mm == "cuda") return true;
+      if (mm == "to") {
+        auto a = positional_args(n);
+        if (!host(a.empty() ? keyword_arg(n, "device", src_) : a[0])) return true;
+      }
       if (creates_cuda_typed_tensor(n)) return true;
     }
-    if (is(n, "keyword_argument") && t(field(n, "name")) == "device") return true;
+    if (is(n, "keyword_argument") && t(field(n, "name")) == "device" && !host(field(n, "value"))) return true;
     bool found = false;
     for_each_named_child(n, [&](TSNode ch) { found = found || moves_to_device(ch, depth + 1); });
     return found;
@@ -2180,8 +2193,20 @@ class Builder {
       if (el.size() == 2) batch_pattern = el[1];
     }
     std::vector<TSNode> ids;
-    if (!drawn_only && is(loop, "for_statement") && !loader_indices_for(right, s).empty())
-      collect_identifiers(batch_pattern, ids);
+    if (!drawn_only && is(loop, "for_statement") && !loader_indices_for(right, s).empty()) {
+      // `inputs, labels` where every loader's collate function of this file returns
+      // `X, torch.LongTensor(y)` with `X, y = zip(*batch)`: `inputs` is a tuple of raw samples,
+      // no tensor to move.
+      auto non_tensor = non_tensor_batch_elements(indices);
+      auto elems = (is(batch_pattern, "pattern_list") || is(batch_pattern, "tuple_pattern"))
+                       ? named_children(batch_pattern) : std::vector<TSNode>{};
+      if (!non_tensor.empty() && elems.size() == non_tensor.size()) {
+        for (std::size_t i = 0; i < elems.size(); ++i)
+          if (!non_tensor[i]) collect_identifiers(elems[i], ids);
+      } else {
+        collect_identifiers(batch_pattern, ids);
+      }
+    }
     for (auto id : ids) {
       st.names[std::string(t(id))] = State::Unmoved;
       st.ever.insert(std::string(t(id)));
@@ -2196,6 +2221,62 @@ class Builder {
     w.copied_to_cuda = st.copied_to_cuda || (st.discarded_copy_to_cuda && !ctx.models_called.empty());
     w.models_called = std::move(ctx.models_called);
     return w;
+  }
+
+  // Per element of the batches the loaders `indices` yield: true when the element is provably
+  // no tensor. Read from each loader's collate function when the file defines it and every
+  // return is a tuple or list of the same length; an element is no tensor when every origin of
+  // it is a Python container or string (`zip(...)`, `list(...)`, a literal, a comprehension).
+  // Empty when any loader has no such collate function or the loaders disagree.
+  std::vector<bool> non_tensor_batch_elements(const std::vector<int>& indices) const {
+    std::optional<std::vector<bool>> out;
+    for (int li : indices) {
+      if (li < 0 || static_cast<std::size_t>(li) >= loader_calls_.size()) return {};
+      TSNode call = loader_calls_[static_cast<std::size_t>(li)];
+      if (!is(call, "call") || facts_.loaders[static_cast<std::size_t>(li)].kind != LoaderSite::Kind::TorchDataLoader)
+        return {};
+      TSNode collate = m_.argument_node(call, kDataLoader, "collate_fn");
+      if (is_null(collate) || !is(unparen(collate), "identifier")) return {};
+      TSNode def{};
+      if (const auto* bs = m_.lookup(t(unparen(collate)), m_.scope_of(call)))
+        for (const auto& b : *bs)
+          if (b.kind == Binding::Kind::Def && bs->size() == 1) def = b.function;
+      if (!is(def, "function_definition")) return {};
+      auto returns = m_.returned_values(def);
+      if (returns.empty()) return {};
+      const Scope* fs = m_.function_scope(def);
+      std::optional<std::vector<bool>> mine;
+      for (TSNode r : returns) {
+        r = unparen(r);
+        if (!(is(r, "expression_list") || is(r, "tuple") || is(r, "list"))) return {};
+        auto el = named_children(r);
+        std::vector<bool> v(el.size(), false);
+        for (std::size_t i = 0; i < el.size(); ++i) v[i] = python_container(el[i], fs ? fs : m_.scope_of(r));
+        if (mine && mine->size() != v.size()) return {};
+        if (mine) for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] && (*mine)[i];
+        mine = std::move(v);
+      }
+      if (out && out->size() != mine->size()) return {};
+      if (out) for (std::size_t i = 0; i < mine->size(); ++i) (*mine)[i] = (*mine)[i] && (*out)[i];
+      out = std::move(mine);
+    }
+    return out.value_or(std::vector<bool>{});
+  }
+  bool python_container(TSNode e, const Scope* s) const {
+    auto os = m_.origins(e, s);
+    if (os.empty()) return false;
+    for (const auto& o : os) {
+      TSNode n = unparen(o.node);
+      if (is(n, "list") || is(n, "tuple") || is(n, "dictionary") || is(n, "list_comprehension") ||
+          is(n, "dictionary_comprehension") || is(n, "string") || is(n, "set"))
+        continue;
+      if (!is(n, "call")) return false;
+      auto q = m_.callee_name(n, o.scope);
+      if (!q || !(*q == "builtins.zip" || *q == "builtins.list" || *q == "builtins.tuple" ||
+                  *q == "builtins.dict" || *q == "builtins.str" || *q == "builtins.sorted"))
+        return false;
+    }
+    return true;
   }
 
   void analyse_loops() {
