@@ -1049,11 +1049,18 @@ class Builder {
           if (is(o.node, "call")) backprop_callees_->insert(o.node.id);
         if (TSNode def = m_.resolve_local_function(v, m_.scope_of(v)); !is_null(def))
           backprop_callees_->insert(def.id);
+        // An imported function (`from losses import displacement_error`), by qualified name.
+        else if (auto q = m_.qualified_name(fn, m_.scope_of(v));
+                 q && !starts_with(*q, "torch.") && !starts_with(*q, "builtins.") && q->find('.') != std::string::npos)
+          backprop_callee_names_.insert(*q);
       }
     }
     return *backprop_callees_;
   }
   mutable std::optional<std::unordered_set<const void*>> backprop_callees_;
+  /// Qualified names of imported functions whose results the file back-propagates (filled
+  /// with backprop_callees_).
+  mutable std::set<std::string> backprop_callee_names_;
   // The LightningModule class whose training_step MEM001 is walking (null otherwise), and the
   // depth of lightning_returns' recursion through the class's methods.
   TSNode lightning_class_{};
@@ -1067,6 +1074,9 @@ class Builder {
     if (TSNode call = m_.parent(callee); is(call, "call") && same(field(call, "function"), callee))
       if (TSNode def = m_.resolve_local_function(call, s); !is_null(def) && backprop_callee_origins().count(def.id))
         return true;
+    // An imported function whose result the file back-propagates elsewhere (`loss =
+    // displacement_error(pred, gt); loss.backward()` in training): the same loss in evaluation.
+    if (q && (backprop_callee_origins(), backprop_callee_names_.count(*q))) return true;
     for (const auto& o : m_.origins(callee, s)) {
       // An object built by a call whose results the file back-propagates (a criterion).
       if (is(o.node, "call") && backprop_callee_origins().count(o.node.id)) return true;
