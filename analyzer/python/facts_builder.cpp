@@ -2085,6 +2085,40 @@ class Builder {
     }
   }
 
+  // An inner loop over parts of a batch (`for word_ids, labels in zip(word_ids_list,
+  // labels_list):` where the lists come from the batch, or `for x in batch_list:`): its targets
+  // are batch tensors still on the CPU when what they iterate is.
+  void iterate_batch_elements(TSNode left, TSNode right, const Scope* s, LoopState& st) {
+    left = unparen(left);
+    right = unparen(right);
+    auto unmoved = [&](TSNode e) {
+      e = unparen(e);
+      if (!(is(e, "identifier") || is(e, "subscript") || is(e, "attribute"))) return false;
+      auto c = classify(e, s, st);
+      return c && *c == State::Unmoved;
+    };
+    auto mark = [&](TSNode target) {
+      target = unparen(target);
+      if (!is(target, "identifier")) return;
+      st.names[std::string(t(target))] = State::Unmoved;
+      st.ever.insert(std::string(t(target)));
+    };
+    if (is(right, "call")) {
+      auto q = m_.callee_name(right, s);
+      auto a = positional_args(right);
+      bool tuple_target = is(left, "pattern_list") || is(left, "tuple_pattern");
+      auto targets = tuple_target ? named_children(left) : std::vector<TSNode>{};
+      if (q && *q == "builtins.zip" && targets.size() == a.size() && args_of(right).size() == a.size()) {
+        for (std::size_t i = 0; i < a.size(); ++i)
+          if (unmoved(a[i])) mark(targets[i]);
+        return;
+      }
+      if (q && *q == "builtins.enumerate" && a.size() == 1 && targets.size() == 2 && unmoved(a[0])) mark(targets[1]);
+      return;
+    }
+    if (unmoved(right)) mark(left);
+  }
+
   void walk_block(TSNode block, const Scope* s, LoopState& st, LoopCtx& ctx, bool conditional) {
     for (auto stmt : named_children(block))
       if (!dead(stmt)) walk_statement(stmt, s, st, ctx, conditional);
@@ -2128,6 +2162,7 @@ class Builder {
           std::vector<TSNode> ids;
           collect_identifiers(ch, ids);
           for (auto id : ids) st.names.erase(std::string(t(id)));
+          iterate_batch_elements(ch, field(stmt, "right"), s, st);
         } else {
           check_uses(ch, s, st, ctx);
           classify(ch, s, st);
