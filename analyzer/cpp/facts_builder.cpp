@@ -13,6 +13,7 @@
 #include <clang/ASTMatchers/ASTMatchFinder.h>
 #include <clang/ASTMatchers/ASTMatchers.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Index/USRGeneration.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Tooling/Core/Replacement.h>
 
@@ -472,6 +473,12 @@ class Builder {
 
   // Does the value of `e` carry an autograd graph (a model output, a loss, arithmetic on them)?
   bool attached(const Expr* e, int depth = 0);
+  // For a call, with autograd on, of a function of the program defined in this file that
+  // returns a tensor (a trainer's `compute_td_loss()` that back-propagates its loss and returns
+  // it): whether one of its `return` statements returns an attached value. nullopt for any
+  // other call (a library function, one defined in another file, a recursion).
+  std::optional<bool> returns_attached(const CallExpr* call, int depth);
+  std::set<const FunctionDecl*> returning_;
 
   // Call sites of the functions written in this file, by canonical declaration; a function
   // whose name is also used other than as a callee (its address taken) is in `escaped_`.
@@ -488,6 +495,22 @@ class Builder {
   // through up to three calls): it runs once per iteration of that loop, like the loop body
   // (an RL agent's per-step `train(...)` / `update(...)`).
   bool called_from_loop(DynTypedNode n, int depth = 0);
+  // The key naming a function of the program in every translation unit (CrossFileFacts):
+  // clang's USR of its canonical declaration (of the template's pattern for an instantiation).
+  // Empty for what is not the program's own: the standard library, LibTorch (std::, torch::,
+  // at::, c10::), a declaration in a system header, a lambda, or one clang cannot name.
+  std::string function_key(const FunctionDecl* fd) const;
+  // Does `body` hold a loop (lambdas' bodies included)?
+  bool has_loop(const Stmt* body);
+  // For a finding at `s` that is neither in a loop nor in a function this file calls in one:
+  // the key of the function holding it when another file may call that function once per
+  // step: a named function (not main(), not a lambda, its address not taken here) with no
+  // loop of its own. Empty otherwise: the finding is dropped.
+  std::string cross_file_candidate(const Stmt* s);
+  // CrossFileFacts: the program's functions this file calls in loops, and the calls made by
+  // its functions that have no loop of their own.
+  void collect_cross_file(FileFacts& f);
+  std::map<const Stmt*, bool> has_loop_;
   // +1: `cond` tests that CUDA is available; -1: that it is not; 0: neither.
   int cuda_availability_test(const Expr* cond, int depth = 0);
   std::map<const FunctionDecl*, std::vector<const CallExpr*>> call_sites_;
@@ -606,6 +629,8 @@ bool Builder::attached(const Expr* e, int depth) {
   if (!e || depth > 24) return false;
   e = strip(e);
   if (is_module_call(e)) return !under_no_grad(e);
+  if (auto* call = dyn_cast<CallExpr>(e); call && !isa<CXXOperatorCallExpr>(call))
+    if (std::optional<bool> r = returns_attached(call, depth)) return *r;
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
     const CXXMethodDecl* m = mc->getMethodDecl();
     if (!m || !is_tensor_type(mc->getType())) return false;
@@ -647,6 +672,23 @@ bool Builder::attached(const Expr* e, int depth) {
     return r;
   }
   return false;
+}
+
+std::optional<bool> Builder::returns_attached(const CallExpr* call, int depth) {
+  const FunctionDecl* fd = call->getDirectCallee();
+  const FunctionDecl* def = nullptr;
+  if (!fd || !is_tensor_type(call->getType()) || function_key(fd).empty() || !fd->hasBody(def) || !def ||
+      !def->getBody())
+    return std::nullopt;
+  if (under_no_grad(call)) return false;
+  if (!returning_.insert(def).second) return std::nullopt;
+  bool r = false;
+  for (const ReturnStmt* ret : nodes<ReturnStmt>(match(stmt(forEachDescendant(returnStmt().bind("n"))), *def->getBody(), ctx_))) {
+    if (enclosing_function(DynTypedNode::create(*ret)) != def) continue;  // a lambda's
+    if (attached(ret->getRetValue(), depth + 1)) { r = true; break; }
+  }
+  returning_.erase(def);
+  return r;
 }
 
 void Builder::index_call_sites() {
@@ -730,6 +772,58 @@ bool Builder::called_from_loop(DynTypedNode n, int depth) {
   for (const CallExpr* call : it->second)
     if (enclosing_loop(call) || called_from_loop(DynTypedNode::create(*call), depth + 1)) return true;
   return false;
+}
+
+std::string Builder::function_key(const FunctionDecl* fd) const {
+  if (!fd) return {};
+  if (const FunctionDecl* pattern = fd->getTemplateInstantiationPattern()) fd = pattern;
+  fd = fd->getCanonicalDecl();
+  if (auto* m = dyn_cast<CXXMethodDecl>(fd); m && m->getParent()->isLambda()) return {};
+  if (fd->isImplicit()) return {};
+  SourceLocation loc = fd->getLocation();
+  if (loc.isInvalid() || sm_.isInSystemHeader(sm_.getFileLoc(loc))) return {};
+  std::string q = fd->getQualifiedNameAsString();
+  for (llvm::StringRef lib : {"std::", "torch::", "at::", "c10::", "caffe2::", "__gnu_cxx::"})
+    if (llvm::StringRef(q).startswith(lib)) return {};
+  llvm::SmallString<128> usr;
+  if (index::generateUSRForDecl(fd, usr)) return {};  // true: no USR
+  return std::string(usr.str());
+}
+
+bool Builder::has_loop(const Stmt* body) {
+  if (!body) return false;
+  if (auto it = has_loop_.find(body); it != has_loop_.end()) return it->second;
+  bool found = !match(stmt(hasDescendant(stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt())))), *body, ctx_).empty();
+  has_loop_[body] = found;
+  return found;
+}
+
+std::string Builder::cross_file_candidate(const Stmt* s) {
+  const FunctionDecl* fn = enclosing_function(DynTypedNode::create(*s));
+  if (!fn || fn->isMain() || !fn->getBody() || has_loop(fn->getBody())) return {};
+  index_call_sites();
+  if (escaped_.count(fn->getCanonicalDecl())) return {};
+  return function_key(fn);
+}
+
+void Builder::collect_cross_file(FileFacts& f) {
+  std::set<std::string> in_loop;
+  std::set<std::pair<std::string, std::string>> calls;
+  for (const CallExpr* call : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
+    if (!offset(call->getBeginLoc())) continue;  // written in this file
+    std::string callee = function_key(call->getDirectCallee());
+    if (callee.empty()) continue;
+    if (enclosing_loop(call)) {
+      in_loop.insert(callee);
+      continue;
+    }
+    const FunctionDecl* caller = enclosing_function(DynTypedNode::create(*call));
+    if (!caller || caller->isMain() || !caller->getBody() || has_loop(caller->getBody())) continue;
+    std::string key = function_key(caller);
+    if (!key.empty() && key != callee) calls.insert({key, callee});
+  }
+  f.cross_file.called_in_loop.assign(in_loop.begin(), in_loop.end());
+  f.cross_file.calls.assign(calls.begin(), calls.end());
 }
 
 void Builder::collect_training_signals() {
@@ -1402,7 +1496,11 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     const CallExpr* fcall = dyn_cast<CallExpr>(moved);
     if (auto* v = dyn_cast_or_null<CXXMemberCallExpr>(fcall)) fcall = dyn_cast<CallExpr>(strip(v->getImplicitObjectArgument()));
     if (!fcall || isa<CXXMemberCallExpr>(fcall) || !fcall->getDirectCallee()) continue;
-    if (!enclosing_loop(mv) && !called_from_loop(DynTypedNode::create(*mv))) continue;
+    std::string needs_call_in_loop;
+    if (!enclosing_loop(mv) && !called_from_loop(DynTypedNode::create(*mv))) {
+      needs_call_in_loop = cross_file_candidate(mv);
+      if (needs_call_in_loop.empty()) continue;
+    }
     bool cuda = method_named(mv->getMethodDecl(), "cuda");
     std::string device;
     if (!cuda) {
@@ -1432,6 +1530,7 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     CreatedThenMoved c;
     c.expression = *whole;
     c.factory = fcall->getDirectCallee()->getQualifiedNameAsString();
+    c.needs_call_in_loop = needs_call_in_loop;
     // Fix: pass the device to the factory when its TensorOptions parameter is defaulted. A
     // dtype the move also converts to goes along (`.to(device, torch::kHalf)`); a move with
     // other arguments (a memory format) is left alone. torch::from_blob wraps memory the
@@ -1628,6 +1727,7 @@ FileFacts Builder::run() {
   collect_unmoved_batches(f);
   collect_created_then_moved(f);
   collect_kept_tensors(f);
+  collect_cross_file(f);
   return f;
 }
 
