@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -89,16 +90,17 @@ class CppFixture : public ::testing::TestWithParam<std::string> {};
 // A fixture in a subdirectory of its rule's directory (fixtures/cpp/DEV003/agent_called_per_step/
 // agent.cpp) is one file of a program: every file of that directory is analysed in one run of
 // the driver, as `gpulint check` analyses a repository, so that findings that depend on another
-// file (resolve_cross_file) are decided. Returns the report of `path` from that run.
+// file (resolve_cross_file) are decided. Returns the report of `path` from that run (one run
+// per directory, kept for its other files).
 FileReport analyze_in_program(const fs::path& path) {
+  static std::map<fs::path, std::map<fs::path, FileReport>> runs;
+  if (auto it = runs.find(path.parent_path()); it != runs.end()) return it->second.at(path);
   std::vector<FileTask> tasks;
-  std::size_t mine = 0;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(path.parent_path()))
     if (e.is_regular_file() && is_cpp_file_path(e.path())) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
-    if (f == path) mine = tasks.size();
     FileTask t;
     t.path = f.string();
     t.settings = FileSettings::all_rules_enabled();
@@ -114,10 +116,13 @@ FileReport analyze_in_program(const fs::path& path) {
     return r;
   };
   std::vector<FileOutcome> outcomes = run_tasks(tasks, opt);
-  FileReport report = reports[mine];
-  report.diagnostics = outcomes[mine].diagnostics;
-  report.pending.clear();
-  return report;
+  std::map<fs::path, FileReport>& run = runs[path.parent_path()];
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    reports[i].diagnostics = outcomes[i].diagnostics;
+    reports[i].pending.clear();
+    run[files[i]] = std::move(reports[i]);
+  }
+  return run.at(path);
 }
 
 TEST_P(CppFixture, CompilesAndDiagnosticsMatchExpectations) {
