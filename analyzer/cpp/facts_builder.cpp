@@ -305,14 +305,36 @@ bool names_member(const Stmt* s, const Expr* member, int depth = 0) {
   return false;
 }
 
-// A backward() call: `t.backward()` on an at::Tensor, or torch::autograd::backward(...).
+// In a template, a member call on an object whose type depends on a template parameter
+// (`loss.backward()` where `auto loss = criterion(model_->forward(x), y)`): clang resolves it
+// only when the template is instantiated, so the member's name is all the pattern holds. The
+// member expression of such a call named `name`, or nullptr.
+const CXXDependentScopeMemberExpr* dependent_member_call(const Stmt* s, llvm::StringRef name) {
+  auto* call = dyn_cast<CallExpr>(s);
+  if (!call || !call->getCallee()) return nullptr;
+  auto* dm = dyn_cast<CXXDependentScopeMemberExpr>(call->getCallee()->IgnoreParenImpCasts());
+  if (!dm || dm->isImplicitAccess() || !dm->getMember().isIdentifier()) return nullptr;
+  return dm->getMember().getAsIdentifierInfo()->getName() == name ? dm : nullptr;
+}
+
+// A backward() call: `t.backward()` on an at::Tensor, torch::autograd::backward(...), or in a
+// template `t.backward()` on a tensor whose type is dependent (dependent_member_call).
 bool is_backward_call(const Stmt* s) {
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
     const CXXMethodDecl* m = mc->getMethodDecl();
     return method_named(m, "backward") && has_qualified_name(m->getParent(), "at::Tensor");
   }
+  if (dependent_member_call(s, "backward")) return true;
   if (auto* call = dyn_cast<CallExpr>(s)) return has_qualified_name(call->getDirectCallee(), "torch::autograd::backward");
   return false;
+}
+
+// The tensor a backward() call (is_backward_call) back-propagates from, when it is called on one
+// (`t.backward()`); nullptr for torch::autograd::backward(...).
+const Expr* backward_object(const CallExpr* call) {
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) return mc->getImplicitObjectArgument();
+  if (auto* dm = dependent_member_call(call, "backward")) return dm->getBase();
+  return nullptr;
 }
 
 // The backward() calls inside `s` (lambdas excluded: their bodies run when they are called).
@@ -478,6 +500,10 @@ class Builder {
   // it): whether one of its `return` statements returns an attached value. nullopt for any
   // other call (a library function, one defined in another file, a recursion).
   std::optional<bool> returns_attached(const CallExpr* call, int depth);
+  // Is backward() (is_backward_call) called on the local variable `vd` itself, anywhere in
+  // the function that declares it (`loss.backward()`)?
+  bool backpropagated(const VarDecl* vd);
+  std::map<const VarDecl*, bool> backpropagated_;
   std::set<const FunctionDecl*> returning_;
 
   // Call sites of the functions written in this file, by canonical declaration; a function
@@ -662,7 +688,11 @@ bool Builder::attached(const Expr* e, int depth) {
     return attached(co->getTrueExpr(), depth + 1) || attached(co->getFalseExpr(), depth + 1);
   if (auto* d = dyn_cast<DeclRefExpr>(e)) {
     auto* vd = dyn_cast<VarDecl>(d->getDecl());
-    if (!vd || !vd->hasLocalStorage() || isa<ParmVarDecl>(vd) || !is_tensor_type(vd->getType())) return false;
+    if (!vd || !vd->hasLocalStorage() || isa<ParmVarDecl>(vd)) return false;
+    // A local backward() is called on holds a graph (backward raises on a tensor without
+    // one): in a template that is all there is to know of a dependent `auto loss = ...`.
+    if (backpropagated(vd)) return true;
+    if (!is_tensor_type(vd->getType())) return false;
     if (!visiting_.insert(vd).second) return false;
     bool r = vd->getInit() && attached(vd->getInit(), depth + 1);
     if (!r)
@@ -688,6 +718,23 @@ std::optional<bool> Builder::returns_attached(const CallExpr* call, int depth) {
     if (attached(ret->getRetValue(), depth + 1)) { r = true; break; }
   }
   returning_.erase(def);
+  return r;
+}
+
+bool Builder::backpropagated(const VarDecl* vd) {
+  if (auto it = backpropagated_.find(vd); it != backpropagated_.end()) return it->second;
+  bool r = false;
+  auto* fn = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
+  if (fn && fn->getBody()) {
+    std::vector<const CallExpr*> calls;
+    backward_calls(fn->getBody(), calls);
+    for (const CallExpr* c : calls) {
+      const Expr* object = backward_object(c);
+      auto* ref = object ? dyn_cast<DeclRefExpr>(strip(object)) : nullptr;
+      if (ref && ref->getDecl() == vd) { r = true; break; }
+    }
+  }
+  backpropagated_[vd] = r;
   return r;
 }
 
@@ -1624,8 +1671,7 @@ bool Builder::member_consumed(const Stmt* scope, const Expr* container, const St
     return true;
   if (is_backward_call(scope)) {
     const auto* call = cast<CallExpr>(scope);
-    if (auto* mc = dyn_cast<CXXMemberCallExpr>(call); mc && names_member(mc->getImplicitObjectArgument(), container))
-      return true;
+    if (const Expr* object = backward_object(call); object && names_member(object, container)) return true;
     for (const Expr* a : call->arguments())
       if (names_member(a, container)) return true;
   }
@@ -1690,6 +1736,26 @@ void Builder::collect_kept_tensors(FileFacts& f) {
     const FieldDecl* field = member_field(op->getArg(0));
     if (!(cv && is_tensor_type(cv->getType())) && !(field && is_tensor_type(field->getType()))) continue;
     consider(op, op->getArg(0), op->getArg(1), KeptGraphTensor::How::AugmentedAssign);
+  }
+  // In a template, an append or a `+=` whose kept value has a dependent type (`auto loss =
+  // criterion(model_->forward(x), y)`) is resolved only at instantiation: a call of an
+  // unresolved member (`losses_.push_back(loss)`) or a compound assignment of dependent type
+  // (`total += loss`). The container's own type is known: a tensor vector / a tensor.
+  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(unresolvedMemberExpr()))))) {
+    auto* ume = dyn_cast<UnresolvedMemberExpr>(c->getCallee()->IgnoreParenImpCasts());
+    if (!ume || ume->isImplicitAccess() || c->getNumArgs() != 1 || !ume->getMemberName().isIdentifier()) continue;
+    llvm::StringRef n = ume->getMemberName().getAsIdentifierInfo()->getName();
+    if (n != "push_back" && n != "emplace_back" && n != "push_front" && n != "emplace_front") continue;
+    const Expr* base = ume->getBase();
+    if (!base || ume->isArrow() || !is_tensor_vector(base->getType())) continue;
+    consider(c, base, c->getArg(0), KeptGraphTensor::How::Append);
+  }
+  for (const BinaryOperator* bo : nodes<BinaryOperator>(GPULINT_MATCH(binaryOperator(hasAnyOperatorName("+=", "-="))))) {
+    if (!bo->isTypeDependent()) continue;
+    const VarDecl* cv = root_var(bo->getLHS());
+    const FieldDecl* field = member_field(bo->getLHS());
+    if (!(cv && is_tensor_type(cv->getType())) && !(field && is_tensor_type(field->getType()))) continue;
+    consider(bo, bo->getLHS(), bo->getRHS(), KeptGraphTensor::How::AugmentedAssign);
   }
   for (const CXXOperatorCallExpr* op : sums) {
     if (op->getNumArgs() != 2) continue;
