@@ -121,7 +121,8 @@ struct CreatedThenMoved {
   std::vector<Edit> fix;      ///< create it with device= instead
   /// Empty when the file shows the creation runs once per iteration (in a loop, or in a
   /// function the file calls in a loop). Otherwise the key of the function holding it (see
-  /// CrossFileFacts): a function with no loop of its own that this file never calls in a loop;
+  /// CrossFileFacts): a function that runs no training loop of its own and that this file never
+  /// calls in a loop;
   /// the finding stands only when some analysed file calls that function once per iteration.
   std::string needs_call_in_loop;
 };
@@ -145,10 +146,11 @@ struct CrossFileFacts {
   /// Functions this file calls inside a loop (lexically in a for / while / do / range-for body
   /// written in this file, not inside a lambda): each call runs once per iteration.
   std::vector<std::string> called_in_loop;
-  /// (caller, callee): calls made by the functions this file defines that have no loop of
-  /// their own, wherever in their body. When the caller runs once per iteration, so does the
-  /// callee. A function with a loop of its own is taken to run steps, not to be one: its calls
-  /// outside the loop are not edges.
+  /// (caller, callee): calls made by the functions this file defines that run no training
+  /// loop of their own (no loop whose body calls backward() or an optimizer's step()),
+  /// wherever in their body. When the caller runs once per iteration, so does the callee. A
+  /// function that runs a training loop is taken to run the steps, not to be one: its calls
+  /// outside its loops are not edges.
   std::vector<std::pair<std::string, std::string>> calls;
 };
 

@@ -55,11 +55,13 @@ random stream on the GPU differs from the CPU's (`rand`, `randn`, `randint`, `ra
 results change bit-for-bit. Not reported outside loops, for `.to(dtype)`, or for
 `torch.from_numpy(...)` (the data is in host memory anyway). In C++ a function of the file
 called inside the loop (up to three calls deep, an RL agent's per-step `train()`) counts as
-inside the loop, and so does a function with no loop of its own that another file of the same
-run calls inside a loop, directly or through such functions (an agent's `train_step()` in
-Agent.cpp that main.cpp's game loop calls): `gpulint check` decides that once every file is
-analysed, the editor and `audit` (one file at a time) stay silent on it, and `--fix` leaves it
-alone. A function called only before or after a loop is not. `torch::from_blob` is not a
+inside the loop, and so does a function that runs no training loop of its own (no loop that
+calls `backward()` or an optimizer's `step()`) that another file of the same run calls inside a
+loop, directly or through such functions (an agent's `train_step()` in Agent.cpp that
+main.cpp's game loop calls, also where a missing header leaves only the agent object and the
+method's name to find it by): `gpulint check` decides that once every file is analysed, the
+editor and `audit` (one file at a time) stay silent on it, and `--fix` leaves it alone. A
+function called only before or after a loop is not, nor is one that runs a training loop. `torch::from_blob` is not a
 factory (it wraps host memory).
 
 ## Measured cost

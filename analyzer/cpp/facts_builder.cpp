@@ -526,17 +526,25 @@ class Builder {
   // Empty for what is not the program's own: the standard library, LibTorch (std::, torch::,
   // at::, c10::), a declaration in a system header, a lambda, or one clang cannot name.
   std::string function_key(const FunctionDecl* fd) const;
-  // Does `body` hold a loop (lambdas' bodies included)?
-  bool has_loop(const Stmt* body);
+  // Does `body` run a training loop: a loop whose body calls backward() or an optimizer's
+  // step()? A function that does runs the steps itself; one that does not (a per-step
+  // `train_step()` that loops over the samples of its batch under NoGradGuard) may be one step.
+  bool runs_training_loop(const Stmt* body);
   // For a finding at `s` that is neither in a loop nor in a function this file calls in one:
   // the key of the function holding it when another file may call that function once per
-  // step: a named function (not main(), not a lambda, its address not taken here) with no
-  // loop of its own. Empty otherwise: the finding is dropped.
+  // step: a named function (not main(), not a lambda, its address not taken here) that runs no
+  // training loop of its own. Empty otherwise: the finding is dropped.
   std::string cross_file_candidate(const Stmt* s);
+  // The method a call clang could not resolve names, when clang kept its object but not the
+  // method: `agent.act(state)` where `state`'s type comes from a header that is missing (the
+  // callee is then a RecoveryExpr around `agent`). The method is looked up by the identifier
+  // clang lexed at the callee's end, in the object's class (complete, declared in the program):
+  // the one method of that name, or nullptr (none, overloads, a template, a dependent type).
+  const CXXMethodDecl* recovered_method(const CallExpr* call);
   // CrossFileFacts: the program's functions this file calls in loops, and the calls made by
   // its functions that have no loop of their own.
   void collect_cross_file(FileFacts& f);
-  std::map<const Stmt*, bool> has_loop_;
+  std::map<const Stmt*, bool> training_loop_;
   // +1: `cond` tests that CUDA is available; -1: that it is not; 0: neither.
   int cuda_availability_test(const Expr* cond, int depth = 0);
   std::map<const FunctionDecl*, std::vector<const CallExpr*>> call_sites_;
@@ -837,17 +845,50 @@ std::string Builder::function_key(const FunctionDecl* fd) const {
   return std::string(usr.str());
 }
 
-bool Builder::has_loop(const Stmt* body) {
+bool Builder::runs_training_loop(const Stmt* body) {
   if (!body) return false;
-  if (auto it = has_loop_.find(body); it != has_loop_.end()) return it->second;
-  bool found = !match(stmt(hasDescendant(stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt())))), *body, ctx_).empty();
-  has_loop_[body] = found;
+  if (auto it = training_loop_.find(body); it != training_loop_.end()) return it->second;
+  bool found = false;
+  auto loops = nodes<Stmt>(match(stmt(forEachDescendant(stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt())).bind("n"))), *body, ctx_));
+  for (const Stmt* loop : loops) {
+    std::vector<const CallExpr*> calls;
+    backward_calls(loop, calls);
+    found = !calls.empty() ||
+            !match(stmt(hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("step"), ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer"))))))), *loop, ctx_).empty();
+    if (found) break;
+  }
+  training_loop_[body] = found;
+  return found;
+}
+
+const CXXMethodDecl* Builder::recovered_method(const CallExpr* call) {
+  auto* rec = call->getCallee() ? dyn_cast<RecoveryExpr>(call->getCallee()->IgnoreParens()) : nullptr;
+  if (!rec || rec->subExpressions().size() != 1) return nullptr;
+  const Expr* object = rec->subExpressions()[0];
+  if (!object || object->isTypeDependent()) return nullptr;
+  QualType t = object->getType();
+  if (t->isPointerType()) t = t->getPointeeType();
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  if (!rd || !rd->hasDefinition() || rd->isDependentContext()) return nullptr;
+  rd = rd->getDefinition();
+  // The member's name: the identifier token that ends the callee (`agent.act`, `p->act`).
+  SourceLocation end = rec->getEndLoc();
+  if (end.isInvalid() || end.isMacroID() || end == object->getEndLoc()) return nullptr;
+  Token tok;
+  if (Lexer::getRawToken(end, tok, sm_, lo_, /*IgnoreWhiteSpace=*/false) || !tok.is(tok::raw_identifier)) return nullptr;
+  IdentifierInfo& name = ctx_.Idents.get(tok.getRawIdentifier());
+  const CXXMethodDecl* found = nullptr;
+  for (const NamedDecl* d : rd->lookup(DeclarationName(&name))) {
+    auto* m = dyn_cast<CXXMethodDecl>(d);
+    if (!m || found) return nullptr;  // not a method, or overloads
+    found = m;
+  }
   return found;
 }
 
 std::string Builder::cross_file_candidate(const Stmt* s) {
   const FunctionDecl* fn = enclosing_function(DynTypedNode::create(*s));
-  if (!fn || fn->isMain() || !fn->getBody() || has_loop(fn->getBody())) return {};
+  if (!fn || fn->isMain() || !fn->getBody() || runs_training_loop(fn->getBody())) return {};
   index_call_sites();
   if (escaped_.count(fn->getCanonicalDecl())) return {};
   return function_key(fn);
@@ -858,14 +899,16 @@ void Builder::collect_cross_file(FileFacts& f) {
   std::set<std::pair<std::string, std::string>> calls;
   for (const CallExpr* call : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
     if (!offset(call->getBeginLoc())) continue;  // written in this file
-    std::string callee = function_key(call->getDirectCallee());
+    const FunctionDecl* target = call->getDirectCallee();
+    if (!target) target = recovered_method(call);
+    std::string callee = function_key(target);
     if (callee.empty()) continue;
     if (enclosing_loop(call)) {
       in_loop.insert(callee);
       continue;
     }
     const FunctionDecl* caller = enclosing_function(DynTypedNode::create(*call));
-    if (!caller || caller->isMain() || !caller->getBody() || has_loop(caller->getBody())) continue;
+    if (!caller || caller->isMain() || !caller->getBody() || runs_training_loop(caller->getBody())) continue;
     std::string key = function_key(caller);
     if (!key.empty() && key != callee) calls.insert({key, callee});
   }
