@@ -87,6 +87,13 @@ struct FileReport {
   std::vector<SuppressionError> suppression_errors;
   /// The front end that produced the report (fix validation counts that language's errors).
   Language language = Language::Python;
+  /// Diagnostics that stand only when another file calls their function once per loop
+  /// iteration (Diagnostic::needs_call_in_loop set), suppressions applied, sorted. Not in
+  /// `diagnostics`: a caller that analyses one file alone (the LSP server, `audit`) stays silent
+  /// on them; the driver's run_tasks keeps those that resolve_cross_file confirms.
+  std::vector<Diagnostic> pending;
+  /// What this file knows about calls between functions (C++ front end; empty for Python).
+  CrossFileFacts cross_file;
 };
 
 /// Analyses a Python file (C++ files go through analyzer/cpp). Never throws on bad input.

@@ -47,7 +47,13 @@ struct Diagnostic {
   Severity severity = Severity::Warning;
   Confidence confidence = Confidence::High;
   std::optional<Fix> fix;
-  /// Every field equal (code, message, range, severity, confidence, fix).
+  /// Empty for a diagnostic that stands on its own. Otherwise the key of the function holding
+  /// the finding (CrossFileFacts, analyzer/facts.h): it stands only when some analysed file
+  /// calls that function once per loop iteration. Front ends keep such diagnostics in
+  /// FileReport::pending; resolve_cross_file (analyzer/driver.h) decides them once every file
+  /// of a run is analysed.
+  std::string needs_call_in_loop;
+  /// Every field equal (code, message, range, severity, confidence, fix, needs_call_in_loop).
   bool operator==(const Diagnostic&) const = default;
 };
 

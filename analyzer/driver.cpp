@@ -3,10 +3,15 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
+#include <deque>
 #include <exception>
 #include <memory>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -121,7 +126,9 @@ void run_one(const FileTask& task, const DriverOptions& opt, FileOutcome& out) {
     }
   }
   out.diagnostics = std::move(report.diagnostics);
-  if (!out.diagnostics.empty() || out.changed) out.source = std::move(src);
+  out.pending = std::move(report.pending);
+  out.cross_file = std::move(report.cross_file);
+  if (!out.diagnostics.empty() || !out.pending.empty() || out.changed) out.source = std::move(src);
 }
 
 }  // namespace
@@ -131,7 +138,48 @@ std::vector<FileOutcome> run_tasks(const std::vector<FileTask>& tasks, const Dri
   // Each worker writes only its own slot: no lock needed.
   for_each_outcome(tasks, options,
                    [&](std::size_t i, FileOutcome&& o) { outcomes[i] = std::move(o); });
+  resolve_cross_file(outcomes);
   return outcomes;
+}
+
+void resolve_cross_file(std::vector<FileOutcome>& outcomes) {
+  // The functions that run once per loop iteration: those called in a loop, then (breadth
+  // first) every function such a function calls.
+  std::unordered_map<std::string_view, std::vector<std::string_view>> callees;
+  std::unordered_set<std::string_view> per_iteration;
+  std::deque<std::string_view> work;
+  for (const FileOutcome& o : outcomes) {
+    if (o.error) continue;
+    for (const auto& [caller, callee] : o.cross_file.calls) callees[caller].push_back(callee);
+    for (const std::string& f : o.cross_file.called_in_loop)
+      if (per_iteration.insert(f).second) work.push_back(f);
+  }
+  while (!work.empty()) {
+    std::string_view f = work.front();
+    work.pop_front();
+    if (auto it = callees.find(f); it != callees.end())
+      for (std::string_view c : it->second)
+        if (per_iteration.insert(c).second) work.push_back(c);
+  }
+  for (FileOutcome& o : outcomes) {
+    if (o.pending.empty()) continue;
+    bool added = false;
+    if (!o.error) {
+      for (Diagnostic& d : o.pending) {
+        if (!per_iteration.count(d.needs_call_in_loop)) continue;
+        o.diagnostics.push_back(std::move(d));
+        added = true;
+      }
+    }
+    o.pending.clear();
+    if (added)
+      std::stable_sort(o.diagnostics.begin(), o.diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+        if (a.start != b.start) return a.start < b.start;
+        return a.code < b.code;
+      });
+    else if (o.diagnostics.empty() && !o.changed)
+      o.source.reset();
+  }
 }
 
 void for_each_outcome(const std::vector<FileTask>& tasks, const DriverOptions& options,

@@ -58,12 +58,24 @@ struct FileOutcome {
   /// Set for a notebook (.ipynb): `source` is then the module built from its code cells, and
   /// positions are mapped to cells through it. `fixed_bytes` / `diff` are the notebook JSON.
   std::shared_ptr<const Notebook> notebook;
+  /// FileReport::pending of the file as last analysed (their fixes are never applied: whether
+  /// they stand is known only after every file is analysed), and its FileReport::cross_file.
+  std::vector<Diagnostic> pending;
+  CrossFileFacts cross_file;
 };
 
 /// Runs every task; outcomes[i] belongs to tasks[i]. With FixMode::Apply, files read from
 /// disk are rewritten atomically (write_file_atomically); stdin tasks are not written (the
-/// caller prints `fixed_bytes`).
+/// caller prints `fixed_bytes`). The outcomes are then passed through resolve_cross_file.
 std::vector<FileOutcome> run_tasks(const std::vector<FileTask>& tasks, const DriverOptions& options);
+
+/// Decides the diagnostics that depend on other files: a function runs once per loop
+/// iteration when some outcome's cross_file.called_in_loop names it, or when a function that
+/// does calls it (cross_file.calls, followed transitively). Each outcome's `pending`
+/// diagnostics whose needs_call_in_loop names such a function move into its `diagnostics`
+/// (which stay sorted by start offset, then code); the others are dropped. `pending` is empty
+/// afterwards. Files whose outcome has an error take no part.
+void resolve_cross_file(std::vector<FileOutcome>& outcomes);
 
 /// Runs every task on the thread pool and hands each outcome to `on_outcome(index, outcome)`
 /// as soon as its file is done, then drops it: nothing is kept, so memory stays bounded by

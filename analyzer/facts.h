@@ -119,6 +119,12 @@ struct CreatedThenMoved {
   /// legacy_tensor_type): it takes no `device=`, so there is no fix.
   bool legacy_constructor = false;
   std::vector<Edit> fix;      ///< create it with device= instead
+  /// Empty when the file shows the creation runs once per iteration (in a loop, or in a
+  /// function the file calls in a loop). Otherwise the key of the function holding it (see
+  /// CrossFileFacts): a function that runs no training loop of its own and that this file never
+  /// calls in a loop;
+  /// the finding stands only when some analysed file calls that function once per iteration.
+  std::string needs_call_in_loop;
 };
 
 /// A graph-attached tensor kept across loop iterations (MEM001).
@@ -128,6 +134,24 @@ struct KeptGraphTensor {
   std::string container;      ///< "losses", "total_loss", … (a C++ data member: its field name, "losses_")
   enum class How { Append, AugmentedAssign, SubscriptStore } how = How::Append;
   std::vector<Edit> fix;      ///< `.detach()` appended (parenthesised where needed)
+};
+
+/// What one file knows about calls between functions, for the findings that depend on another
+/// file (C++: a member function of Agent.cpp that main.cpp calls once per training step).
+/// Functions are named by a key that is the same in every file that names the function: for
+/// C++ clang's Unified Symbol Resolution string (clang::index::generateUSRForDecl of the
+/// canonical declaration, "c:@S@Agent@F@train_step#I#"). Only functions of the program are
+/// named: not those of the standard library, LibTorch or system headers.
+struct CrossFileFacts {
+  /// Functions this file calls inside a loop (lexically in a for / while / do / range-for body
+  /// written in this file, not inside a lambda): each call runs once per iteration.
+  std::vector<std::string> called_in_loop;
+  /// (caller, callee): calls made by the functions this file defines that run no training
+  /// loop of their own (no loop whose body calls backward() or an optimizer's step()),
+  /// wherever in their body. When the caller runs once per iteration, so does the callee. A
+  /// function that runs a training loop is taken to run the steps, not to be one: its calls
+  /// outside its loops are not edges.
+  std::vector<std::pair<std::string, std::string>> calls;
 };
 
 /// Everything the rules see for one file.
@@ -142,6 +166,7 @@ struct FileFacts {
   std::vector<UnmovedBatchUse> unmoved_batches;
   std::vector<CreatedThenMoved> created_then_moved;
   std::vector<KeptGraphTensor> kept_tensors;
+  CrossFileFacts cross_file;
 };
 
 }  // namespace gpulint

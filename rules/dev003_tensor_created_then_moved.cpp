@@ -55,7 +55,14 @@ random stream on the GPU differs from the CPU's (`rand`, `randn`, `randint`, `ra
 results change bit-for-bit. Not reported outside loops, for `.to(dtype)`, or for
 `torch.from_numpy(...)` (the data is in host memory anyway). In C++ a function of the file
 called inside the loop (up to three calls deep, an RL agent's per-step `train()`) counts as
-inside the loop; `torch::from_blob` is not a factory (it wraps host memory).
+inside the loop, and so does a function that runs no training loop of its own (no loop that
+calls `backward()` or an optimizer's `step()`) that another file of the same run calls inside a
+loop, directly or through such functions (an agent's `train_step()` in Agent.cpp that
+main.cpp's game loop calls, also where a missing header leaves only the agent object and the
+method's name to find it by): `gpulint check` decides that once every file is analysed, the
+editor and `audit` (one file at a time) stay silent on it, and `--fix` leaves it alone. A
+function called only before or after a loop is not, nor is one that runs a training loop. `torch::from_blob` is not a
+factory (it wraps host memory).
 
 ## Measured cost
 One extra host-to-device copy and a host-side allocation per iteration; the copy from
@@ -73,6 +80,7 @@ class Dev003 final : public Rule {
       auto d = make_diagnostic(kInfo, c.expression,
                                "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice);
       if (!c.fix.empty()) d.fix = Fix{Applicability::Unsafe, "Create the tensor with `device=`", c.fix};
+      d.needs_call_in_loop = c.needs_call_in_loop;
       out.push_back(std::move(d));
     }
   }

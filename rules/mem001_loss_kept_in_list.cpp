@@ -37,11 +37,17 @@ function back-propagates and returns (`loss.backward(); return loss`) is still a
 the loop that sums it. `backward()` is a tensor's, `torch.autograd.backward(loss)`, or that of an
 Accelerate `Accelerator` / Lightning `Fabric` (`accelerator.backward(loss)`); the results of a
 function of the file whose result is back-propagated (a hand-written `def dice_loss(pred, y)`)
-are attached wherever it is called. In LibTorch C++ the same holds for a trainer
+are attached wherever it is called. In LibTorch C++ a call of a function of the file that
+returns an attached tensor (a trainer's `compute_td_loss()` that back-propagates its loss and
+returns it) is attached where it is called, with autograd on. The same holds for a trainer
 class's data members (`std::vector<at::Tensor>` / `std::deque<at::Tensor>` / `at::Tensor`
 fields): `losses_.push_back(loss)`, `this->history.push_back(loss)`, `total_loss_ += loss` in a
 training loop or in a per-step member function, unless the member is cleared, reset or
-back-propagated in the same step.
+back-propagated in the same step. In a class template whose loss has a dependent type
+(`auto loss = criterion(model_->forward(x), y)` with `Model` a template parameter), clang
+resolves the append or the sum only where the template is instantiated; there a local that
+`backward()` is called on counts as attached (backward needs a graph), and the container's own
+type, known in the template, decides the rest.
 
 It also finds evaluation loops that call a model and can run with autograd on: not under
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once

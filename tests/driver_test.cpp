@@ -145,5 +145,47 @@ TEST(Driver, SyntaxWarningPosition) {
             "warning: t.py:2:5: syntax error; analysed the code that parses");
 }
 
+// Findings that depend on another file: kept when some file calls their function in a loop,
+// directly or through functions that are themselves called per iteration; dropped otherwise.
+TEST(Driver, CrossFileFindingsStandOnlyWhenTheirFunctionRunsPerIteration) {
+  auto pending = [](uint32_t start, const std::string& fn) {
+    Diagnostic d;
+    d.code = "DEV003";
+    d.start = start;
+    d.end = start + 1;
+    d.needs_call_in_loop = fn;
+    return d;
+  };
+  std::vector<FileOutcome> outcomes(4);
+  // main.cpp: calls act() and step() in its loop.
+  outcomes[0].cross_file.called_in_loop = {"c:@S@Agent@F@act#", "c:@S@Agent@F@step#"};
+  // agent.cpp: step() calls batch(), batch() calls encode(); setup() calls init().
+  outcomes[1].cross_file.calls = {{"c:@S@Agent@F@step#", "c:@S@Agent@F@batch#"},
+                                  {"c:@S@Agent@F@batch#", "c:@S@Agent@F@encode#"},
+                                  {"c:@S@Agent@F@setup#", "c:@S@Agent@F@init#"}};
+  Diagnostic own;
+  own.code = "DEV003";
+  own.start = 50;
+  outcomes[1].diagnostics = {own};
+  outcomes[1].pending = {pending(90, "c:@S@Agent@F@encode#"), pending(10, "c:@S@Agent@F@act#"),
+                         pending(70, "c:@S@Agent@F@init#"), pending(30, "c:@S@Agent@F@setup#")};
+  outcomes[1].source = SourceFile("agent.cpp", std::string(100, ' '));
+  // A file whose only finding does not stand loses its source (nothing to point into).
+  outcomes[2].pending = {pending(5, "c:@S@Agent@F@init#")};
+  outcomes[2].source = SourceFile("other.cpp", std::string(10, ' '));
+  // A file that failed takes no part: its calls do not make anything per iteration.
+  outcomes[3].error = "error: broken.cpp: cannot read";
+  outcomes[3].cross_file.called_in_loop = {"c:@S@Agent@F@init#"};
+  resolve_cross_file(outcomes);
+  std::vector<uint32_t> starts;
+  for (const Diagnostic& d : outcomes[1].diagnostics) starts.push_back(d.start);
+  EXPECT_EQ(starts, (std::vector<uint32_t>{10, 50, 90}));  // act, own, encode (via step, batch)
+  EXPECT_TRUE(outcomes[1].pending.empty());
+  EXPECT_TRUE(outcomes[1].source.has_value());
+  EXPECT_TRUE(outcomes[2].diagnostics.empty());
+  EXPECT_TRUE(outcomes[2].pending.empty());
+  EXPECT_FALSE(outcomes[2].source.has_value());
+}
+
 }  // namespace
 }  // namespace gpulint

@@ -13,6 +13,7 @@
 #include <clang/ASTMatchers/ASTMatchFinder.h>
 #include <clang/ASTMatchers/ASTMatchers.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Index/USRGeneration.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Tooling/Core/Replacement.h>
 
@@ -304,14 +305,36 @@ bool names_member(const Stmt* s, const Expr* member, int depth = 0) {
   return false;
 }
 
-// A backward() call: `t.backward()` on an at::Tensor, or torch::autograd::backward(...).
+// In a template, a member call on an object whose type depends on a template parameter
+// (`loss.backward()` where `auto loss = criterion(model_->forward(x), y)`): clang resolves it
+// only when the template is instantiated, so the member's name is all the pattern holds. The
+// member expression of such a call named `name`, or nullptr.
+const CXXDependentScopeMemberExpr* dependent_member_call(const Stmt* s, llvm::StringRef name) {
+  auto* call = dyn_cast<CallExpr>(s);
+  if (!call || !call->getCallee()) return nullptr;
+  auto* dm = dyn_cast<CXXDependentScopeMemberExpr>(call->getCallee()->IgnoreParenImpCasts());
+  if (!dm || dm->isImplicitAccess() || !dm->getMember().isIdentifier()) return nullptr;
+  return dm->getMember().getAsIdentifierInfo()->getName() == name ? dm : nullptr;
+}
+
+// A backward() call: `t.backward()` on an at::Tensor, torch::autograd::backward(...), or in a
+// template `t.backward()` on a tensor whose type is dependent (dependent_member_call).
 bool is_backward_call(const Stmt* s) {
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
     const CXXMethodDecl* m = mc->getMethodDecl();
     return method_named(m, "backward") && has_qualified_name(m->getParent(), "at::Tensor");
   }
+  if (dependent_member_call(s, "backward")) return true;
   if (auto* call = dyn_cast<CallExpr>(s)) return has_qualified_name(call->getDirectCallee(), "torch::autograd::backward");
   return false;
+}
+
+// The tensor a backward() call (is_backward_call) back-propagates from, when it is called on one
+// (`t.backward()`); nullptr for torch::autograd::backward(...).
+const Expr* backward_object(const CallExpr* call) {
+  if (auto* mc = dyn_cast<CXXMemberCallExpr>(call)) return mc->getImplicitObjectArgument();
+  if (auto* dm = dependent_member_call(call, "backward")) return dm->getBase();
+  return nullptr;
 }
 
 // The backward() calls inside `s` (lambdas excluded: their bodies run when they are called).
@@ -472,6 +495,16 @@ class Builder {
 
   // Does the value of `e` carry an autograd graph (a model output, a loss, arithmetic on them)?
   bool attached(const Expr* e, int depth = 0);
+  // For a call, with autograd on, of a function of the program defined in this file that
+  // returns a tensor (a trainer's `compute_td_loss()` that back-propagates its loss and returns
+  // it): whether one of its `return` statements returns an attached value. nullopt for any
+  // other call (a library function, one defined in another file, a recursion).
+  std::optional<bool> returns_attached(const CallExpr* call, int depth);
+  // Is backward() (is_backward_call) called on the local variable `vd` itself, anywhere in
+  // the function that declares it (`loss.backward()`)?
+  bool backpropagated(const VarDecl* vd);
+  std::map<const VarDecl*, bool> backpropagated_;
+  std::set<const FunctionDecl*> returning_;
 
   // Call sites of the functions written in this file, by canonical declaration; a function
   // whose name is also used other than as a callee (its address taken) is in `escaped_`.
@@ -488,6 +521,30 @@ class Builder {
   // through up to three calls): it runs once per iteration of that loop, like the loop body
   // (an RL agent's per-step `train(...)` / `update(...)`).
   bool called_from_loop(DynTypedNode n, int depth = 0);
+  // The key naming a function of the program in every translation unit (CrossFileFacts):
+  // clang's USR of its canonical declaration (of the template's pattern for an instantiation).
+  // Empty for what is not the program's own: the standard library, LibTorch (std::, torch::,
+  // at::, c10::), a declaration in a system header, a lambda, or one clang cannot name.
+  std::string function_key(const FunctionDecl* fd) const;
+  // Does `body` run a training loop: a loop whose body calls backward() or an optimizer's
+  // step()? A function that does runs the steps itself; one that does not (a per-step
+  // `train_step()` that loops over the samples of its batch under NoGradGuard) may be one step.
+  bool runs_training_loop(const Stmt* body);
+  // For a finding at `s` that is neither in a loop nor in a function this file calls in one:
+  // the key of the function holding it when another file may call that function once per
+  // step: a named function (not main(), not a lambda, its address not taken here) that runs no
+  // training loop of its own. Empty otherwise: the finding is dropped.
+  std::string cross_file_candidate(const Stmt* s);
+  // The method a call clang could not resolve names, when clang kept its object but not the
+  // method: `agent.act(state)` where `state`'s type comes from a header that is missing (the
+  // callee is then a RecoveryExpr around `agent`). The method is looked up by the identifier
+  // clang lexed at the callee's end, in the object's class (complete, declared in the program):
+  // the one method of that name, or nullptr (none, overloads, a template, a dependent type).
+  const CXXMethodDecl* recovered_method(const CallExpr* call);
+  // CrossFileFacts: the program's functions this file calls in loops, and the calls made by
+  // its functions that have no loop of their own.
+  void collect_cross_file(FileFacts& f);
+  std::map<const Stmt*, bool> training_loop_;
   // +1: `cond` tests that CUDA is available; -1: that it is not; 0: neither.
   int cuda_availability_test(const Expr* cond, int depth = 0);
   std::map<const FunctionDecl*, std::vector<const CallExpr*>> call_sites_;
@@ -606,6 +663,8 @@ bool Builder::attached(const Expr* e, int depth) {
   if (!e || depth > 24) return false;
   e = strip(e);
   if (is_module_call(e)) return !under_no_grad(e);
+  if (auto* call = dyn_cast<CallExpr>(e); call && !isa<CXXOperatorCallExpr>(call))
+    if (std::optional<bool> r = returns_attached(call, depth)) return *r;
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
     const CXXMethodDecl* m = mc->getMethodDecl();
     if (!m || !is_tensor_type(mc->getType())) return false;
@@ -637,7 +696,11 @@ bool Builder::attached(const Expr* e, int depth) {
     return attached(co->getTrueExpr(), depth + 1) || attached(co->getFalseExpr(), depth + 1);
   if (auto* d = dyn_cast<DeclRefExpr>(e)) {
     auto* vd = dyn_cast<VarDecl>(d->getDecl());
-    if (!vd || !vd->hasLocalStorage() || isa<ParmVarDecl>(vd) || !is_tensor_type(vd->getType())) return false;
+    if (!vd || !vd->hasLocalStorage() || isa<ParmVarDecl>(vd)) return false;
+    // A local backward() is called on holds a graph (backward raises on a tensor without
+    // one): in a template that is all there is to know of a dependent `auto loss = ...`.
+    if (backpropagated(vd)) return true;
+    if (!is_tensor_type(vd->getType())) return false;
     if (!visiting_.insert(vd).second) return false;
     bool r = vd->getInit() && attached(vd->getInit(), depth + 1);
     if (!r)
@@ -647,6 +710,40 @@ bool Builder::attached(const Expr* e, int depth) {
     return r;
   }
   return false;
+}
+
+std::optional<bool> Builder::returns_attached(const CallExpr* call, int depth) {
+  const FunctionDecl* fd = call->getDirectCallee();
+  const FunctionDecl* def = nullptr;
+  if (!fd || !is_tensor_type(call->getType()) || function_key(fd).empty() || !fd->hasBody(def) || !def ||
+      !def->getBody())
+    return std::nullopt;
+  if (under_no_grad(call)) return false;
+  if (!returning_.insert(def).second) return std::nullopt;
+  bool r = false;
+  for (const ReturnStmt* ret : nodes<ReturnStmt>(match(stmt(forEachDescendant(returnStmt().bind("n"))), *def->getBody(), ctx_))) {
+    if (enclosing_function(DynTypedNode::create(*ret)) != def) continue;  // a lambda's
+    if (attached(ret->getRetValue(), depth + 1)) { r = true; break; }
+  }
+  returning_.erase(def);
+  return r;
+}
+
+bool Builder::backpropagated(const VarDecl* vd) {
+  if (auto it = backpropagated_.find(vd); it != backpropagated_.end()) return it->second;
+  bool r = false;
+  auto* fn = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
+  if (fn && fn->getBody()) {
+    std::vector<const CallExpr*> calls;
+    backward_calls(fn->getBody(), calls);
+    for (const CallExpr* c : calls) {
+      const Expr* object = backward_object(c);
+      auto* ref = object ? dyn_cast<DeclRefExpr>(strip(object)) : nullptr;
+      if (ref && ref->getDecl() == vd) { r = true; break; }
+    }
+  }
+  backpropagated_[vd] = r;
+  return r;
 }
 
 void Builder::index_call_sites() {
@@ -730,6 +827,93 @@ bool Builder::called_from_loop(DynTypedNode n, int depth) {
   for (const CallExpr* call : it->second)
     if (enclosing_loop(call) || called_from_loop(DynTypedNode::create(*call), depth + 1)) return true;
   return false;
+}
+
+std::string Builder::function_key(const FunctionDecl* fd) const {
+  if (!fd) return {};
+  if (const FunctionDecl* pattern = fd->getTemplateInstantiationPattern()) fd = pattern;
+  fd = fd->getCanonicalDecl();
+  if (auto* m = dyn_cast<CXXMethodDecl>(fd); m && m->getParent()->isLambda()) return {};
+  if (fd->isImplicit()) return {};
+  SourceLocation loc = fd->getLocation();
+  if (loc.isInvalid() || sm_.isInSystemHeader(sm_.getFileLoc(loc))) return {};
+  std::string q = fd->getQualifiedNameAsString();
+  for (llvm::StringRef lib : {"std::", "torch::", "at::", "c10::", "caffe2::", "__gnu_cxx::"})
+    if (llvm::StringRef(q).startswith(lib)) return {};
+  llvm::SmallString<128> usr;
+  if (index::generateUSRForDecl(fd, usr)) return {};  // true: no USR
+  return std::string(usr.str());
+}
+
+bool Builder::runs_training_loop(const Stmt* body) {
+  if (!body) return false;
+  if (auto it = training_loop_.find(body); it != training_loop_.end()) return it->second;
+  bool found = false;
+  auto loops = nodes<Stmt>(match(stmt(forEachDescendant(stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt())).bind("n"))), *body, ctx_));
+  for (const Stmt* loop : loops) {
+    std::vector<const CallExpr*> calls;
+    backward_calls(loop, calls);
+    found = !calls.empty() ||
+            !match(stmt(hasDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("step"), ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer"))))))), *loop, ctx_).empty();
+    if (found) break;
+  }
+  training_loop_[body] = found;
+  return found;
+}
+
+const CXXMethodDecl* Builder::recovered_method(const CallExpr* call) {
+  auto* rec = call->getCallee() ? dyn_cast<RecoveryExpr>(call->getCallee()->IgnoreParens()) : nullptr;
+  if (!rec || rec->subExpressions().size() != 1) return nullptr;
+  const Expr* object = rec->subExpressions()[0];
+  if (!object || object->isTypeDependent()) return nullptr;
+  QualType t = object->getType();
+  if (t->isPointerType()) t = t->getPointeeType();
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  if (!rd || !rd->hasDefinition() || rd->isDependentContext()) return nullptr;
+  rd = rd->getDefinition();
+  // The member's name: the identifier token that ends the callee (`agent.act`, `p->act`).
+  SourceLocation end = rec->getEndLoc();
+  if (end.isInvalid() || end.isMacroID() || end == object->getEndLoc()) return nullptr;
+  Token tok;
+  if (Lexer::getRawToken(end, tok, sm_, lo_, /*IgnoreWhiteSpace=*/false) || !tok.is(tok::raw_identifier)) return nullptr;
+  IdentifierInfo& name = ctx_.Idents.get(tok.getRawIdentifier());
+  const CXXMethodDecl* found = nullptr;
+  for (const NamedDecl* d : rd->lookup(DeclarationName(&name))) {
+    auto* m = dyn_cast<CXXMethodDecl>(d);
+    if (!m || found) return nullptr;  // not a method, or overloads
+    found = m;
+  }
+  return found;
+}
+
+std::string Builder::cross_file_candidate(const Stmt* s) {
+  const FunctionDecl* fn = enclosing_function(DynTypedNode::create(*s));
+  if (!fn || fn->isMain() || !fn->getBody() || runs_training_loop(fn->getBody())) return {};
+  index_call_sites();
+  if (escaped_.count(fn->getCanonicalDecl())) return {};
+  return function_key(fn);
+}
+
+void Builder::collect_cross_file(FileFacts& f) {
+  std::set<std::string> in_loop;
+  std::set<std::pair<std::string, std::string>> calls;
+  for (const CallExpr* call : nodes<CallExpr>(GPULINT_MATCH(callExpr()))) {
+    if (!offset(call->getBeginLoc())) continue;  // written in this file
+    const FunctionDecl* target = call->getDirectCallee();
+    if (!target) target = recovered_method(call);
+    std::string callee = function_key(target);
+    if (callee.empty()) continue;
+    if (enclosing_loop(call)) {
+      in_loop.insert(callee);
+      continue;
+    }
+    const FunctionDecl* caller = enclosing_function(DynTypedNode::create(*call));
+    if (!caller || caller->isMain() || !caller->getBody() || runs_training_loop(caller->getBody())) continue;
+    std::string key = function_key(caller);
+    if (!key.empty() && key != callee) calls.insert({key, callee});
+  }
+  f.cross_file.called_in_loop.assign(in_loop.begin(), in_loop.end());
+  f.cross_file.calls.assign(calls.begin(), calls.end());
 }
 
 void Builder::collect_training_signals() {
@@ -1402,7 +1586,11 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     const CallExpr* fcall = dyn_cast<CallExpr>(moved);
     if (auto* v = dyn_cast_or_null<CXXMemberCallExpr>(fcall)) fcall = dyn_cast<CallExpr>(strip(v->getImplicitObjectArgument()));
     if (!fcall || isa<CXXMemberCallExpr>(fcall) || !fcall->getDirectCallee()) continue;
-    if (!enclosing_loop(mv) && !called_from_loop(DynTypedNode::create(*mv))) continue;
+    std::string needs_call_in_loop;
+    if (!enclosing_loop(mv) && !called_from_loop(DynTypedNode::create(*mv))) {
+      needs_call_in_loop = cross_file_candidate(mv);
+      if (needs_call_in_loop.empty()) continue;
+    }
     bool cuda = method_named(mv->getMethodDecl(), "cuda");
     std::string device;
     if (!cuda) {
@@ -1432,6 +1620,7 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     CreatedThenMoved c;
     c.expression = *whole;
     c.factory = fcall->getDirectCallee()->getQualifiedNameAsString();
+    c.needs_call_in_loop = needs_call_in_loop;
     // Fix: pass the device to the factory when its TensorOptions parameter is defaulted. A
     // dtype the move also converts to goes along (`.to(device, torch::kHalf)`); a move with
     // other arguments (a memory format) is left alone. torch::from_blob wraps memory the
@@ -1525,8 +1714,7 @@ bool Builder::member_consumed(const Stmt* scope, const Expr* container, const St
     return true;
   if (is_backward_call(scope)) {
     const auto* call = cast<CallExpr>(scope);
-    if (auto* mc = dyn_cast<CXXMemberCallExpr>(call); mc && names_member(mc->getImplicitObjectArgument(), container))
-      return true;
+    if (const Expr* object = backward_object(call); object && names_member(object, container)) return true;
     for (const Expr* a : call->arguments())
       if (names_member(a, container)) return true;
   }
@@ -1592,6 +1780,26 @@ void Builder::collect_kept_tensors(FileFacts& f) {
     if (!(cv && is_tensor_type(cv->getType())) && !(field && is_tensor_type(field->getType()))) continue;
     consider(op, op->getArg(0), op->getArg(1), KeptGraphTensor::How::AugmentedAssign);
   }
+  // In a template, an append or a `+=` whose kept value has a dependent type (`auto loss =
+  // criterion(model_->forward(x), y)`) is resolved only at instantiation: a call of an
+  // unresolved member (`losses_.push_back(loss)`) or a compound assignment of dependent type
+  // (`total += loss`). The container's own type is known: a tensor vector / a tensor.
+  for (const CallExpr* c : nodes<CallExpr>(GPULINT_MATCH(callExpr(callee(unresolvedMemberExpr()))))) {
+    auto* ume = dyn_cast<UnresolvedMemberExpr>(c->getCallee()->IgnoreParenImpCasts());
+    if (!ume || ume->isImplicitAccess() || c->getNumArgs() != 1 || !ume->getMemberName().isIdentifier()) continue;
+    llvm::StringRef n = ume->getMemberName().getAsIdentifierInfo()->getName();
+    if (n != "push_back" && n != "emplace_back" && n != "push_front" && n != "emplace_front") continue;
+    const Expr* base = ume->getBase();
+    if (!base || ume->isArrow() || !is_tensor_vector(base->getType())) continue;
+    consider(c, base, c->getArg(0), KeptGraphTensor::How::Append);
+  }
+  for (const BinaryOperator* bo : nodes<BinaryOperator>(GPULINT_MATCH(binaryOperator(hasAnyOperatorName("+=", "-="))))) {
+    if (!bo->isTypeDependent()) continue;
+    const VarDecl* cv = root_var(bo->getLHS());
+    const FieldDecl* field = member_field(bo->getLHS());
+    if (!(cv && is_tensor_type(cv->getType())) && !(field && is_tensor_type(field->getType()))) continue;
+    consider(bo, bo->getLHS(), bo->getRHS(), KeptGraphTensor::How::AugmentedAssign);
+  }
   for (const CXXOperatorCallExpr* op : sums) {
     if (op->getNumArgs() != 2) continue;
     const VarDecl* cv = root_var(op->getArg(0));
@@ -1628,6 +1836,7 @@ FileFacts Builder::run() {
   collect_unmoved_batches(f);
   collect_created_then_moved(f);
   collect_kept_tensors(f);
+  collect_cross_file(f);
   return f;
 }
 

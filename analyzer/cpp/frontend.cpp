@@ -663,6 +663,13 @@ FileReport CppProject::analyze(const SourceFile& source, const FileSettings& set
                      if (a.start != b.start) return a.start < b.start;
                      return a.code < b.code;
                    });
+  // Findings in a function another file may call once per step wait for the whole run
+  // (resolve_cross_file, analyzer/driver.h).
+  auto cross = std::stable_partition(report.diagnostics.begin(), report.diagnostics.end(),
+                                     [](const Diagnostic& d) { return d.needs_call_in_loop.empty(); });
+  report.pending.assign(std::make_move_iterator(cross), std::make_move_iterator(report.diagnostics.end()));
+  report.diagnostics.erase(cross, report.diagnostics.end());
+  report.cross_file = tu.facts.cross_file;
   return report;
 }
 
