@@ -1215,6 +1215,11 @@ class Builder {
         return device_value(dev, s);
       }
       if (kSameDeviceMethods.count(meth)) return tensor_where(r, s, depth + 1);
+      // Element-wise maths and reductions compute on the receiver's device (`X.sum(dim=1)`).
+      static const std::set<std::string_view> kComputeOnDevice = {
+          "sum", "mean", "std", "var", "prod", "cumsum", "abs", "exp", "log", "sqrt", "clamp", "norm",
+          "sin", "cos", "tanh", "sigmoid", "softmax", "pow", "round", "floor", "ceil"};
+      if (kComputeOnDevice.count(meth)) return tensor_where(r, s, depth + 1);
     }
     auto q = m_.callee_name(n, s);
     if (!q || !starts_with(*q, "torch.")) return Where::Unknown;
@@ -2819,7 +2824,27 @@ class Builder {
         return !a.empty() && (attached(a[0], s, att) || holds_attached(a[0], att));
       }
       TSNode fn = field(e, "function");
-      if (is_criterion(fn, s)) return true;
+      // A loss of inputs that were all computed without a graph (`with torch.no_grad(): logits
+      // = model(x)` then `loss = criterion(logits, y)`) records none either.
+      if (is_criterion(fn, s)) {
+        auto pa = positional_args(e);
+        bool all_detached = !pa.empty();
+        for (TSNode a : pa) {
+          TSNode u = unparen(a);
+          bool detached_name = is(u, "identifier") && att.count("!" + std::string(t(u))) && !att.count(std::string(t(u)));
+          bool plain_batch = is(u, "identifier") && !att.count(std::string(t(u))) && !att.count("!" + std::string(t(u)));
+          // Every argument a name computed under no_grad, or (the targets) a name that holds
+          // no graph either way, with at least one of the former.
+          if (!detached_name && !plain_batch) all_detached = false;
+        }
+        bool any_detached = false;
+        for (TSNode a : pa) {
+          TSNode u = unparen(a);
+          if (is(u, "identifier") && att.count("!" + std::string(t(u))) && !att.count(std::string(t(u)))) any_detached = true;
+        }
+        if (!(all_detached && any_detached)) return true;
+        return false;
+      }
       const ModelInfo* mi = model_for_callee(fn, s);
       if (mi) return true;
       if (q && attached_torch_function(e, *q, s, att)) return true;
@@ -3210,8 +3235,10 @@ class Builder {
               TSNode right = field(ch, "right");
               if (is(left, "identifier") && under_no_grad(ch)) {
                 att.erase(std::string(t(left)));  // computed without a graph
+                att.insert("!" + std::string(t(left)));
               } else if (is(left, "identifier")) {
                 std::string name(t(left));
+                att.erase("!" + name);
                 bool keep_site = attached(right, s, att) && is(unparen(right), "binary_operator") &&
                                  mentions(right, name) && bound_outside_only(name, s, loop, ch);
                 if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
