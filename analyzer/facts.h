@@ -68,7 +68,10 @@ using SetArgumentsFn = std::function<std::vector<Edit>(
 /// A data loader construction: torch.utils.data.DataLoader, transformers.TrainingArguments,
 /// torch::data::make_data_loader.
 struct LoaderSite {
-  enum class Kind { TorchDataLoader, HfTrainingArguments, LibTorchDataLoader };
+  /// GraphDataLoader: PyTorch Geometric's DataLoader (torch_geometric.loader.DataLoader, a
+  /// torch DataLoader subclass with its own signature and a collate that builds `Batch`
+  /// objects): followed for DEV002 only; DL001/DL002 do not report it.
+  enum class Kind { TorchDataLoader, HfTrainingArguments, LibTorchDataLoader, GraphDataLoader };
   Kind kind = Kind::TorchDataLoader;
   Range call;                 ///< the whole call expression
   Range callee;               ///< where diagnostics point

@@ -24,7 +24,9 @@ may be a Hugging Face `BatchEncoding` or a PyG `Batch`, whose `.to()` works in p
 A single batch drawn outside any loop (`images, labels = next(iter(test_loader))`, or the old
 `dataiter.next()`, to show a few predictions) is followed through the statements after the draw;
 there the model counts as on the GPU only when its last placement before the call (`.to()`,
-`.cuda()`, `.cpu()`) put it there.
+`.cuda()`, `.cpu()`) put it there. PyTorch Geometric's `DataLoader` is followed too (its
+`Batch`'s `.to()` works in place; a dataset of graphs moved before batching, or one gpulint
+cannot trace to a dataset construction, stays silent); DL001 and DL002 do not report it.
 
 ## Why is this bad
 PyTorch never copies silently between devices: the forward pass raises

@@ -63,6 +63,7 @@ class Dl001 final : public Rule {
   const RuleInfo& info() const override { return kInfo; }
   void check(const FileFacts& facts, const RuleOptions& options, DiagnosticSink& out) const override {
     for (const auto& l : facts.loaders) {
+      if (l.kind == LoaderSite::Kind::GraphDataLoader) continue;  // see LoaderSite::Kind
       if (!l.num_workers.all_of([](const Value& v) { return absent_or_int(v, 0); })) continue;
       if (l.dataset_on_cuda || l.dataset_small_in_memory) continue;
       std::string what = l.kind == LoaderSite::Kind::HfTrainingArguments ? "`TrainingArguments`"

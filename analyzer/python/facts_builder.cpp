@@ -1348,6 +1348,26 @@ class Builder {
             site.dataset_small_in_memory = true;
           }
         }
+      } else if (*q == "torch_geometric.loader.DataLoader" || *q == "torch_geometric.data.DataLoader" ||
+                 *q == "torch_geometric.loader.dataloader.DataLoader") {
+        // Followed for DEV002 only: its batches are `Batch` objects (a whole batch's `.to()`
+        // works in place), and DL001/DL002 leave it alone.
+        site.kind = LoaderSite::Kind::GraphDataLoader;
+        // Graphs moved before batching (`DataLoader([g.to(device) for g in graphs])`) come out
+        // on the device: only a dataset built by a call that moves nothing is followed.
+        auto pa = positional_args(c);
+        TSNode ds = pa.empty() ? keyword_arg(c, "dataset", src_) : pa[0];
+        auto os = is_null(ds) ? std::vector<Origin>{} : m_.origins(ds, s);
+        bool host = !os.empty();
+        for (const auto& o : os) {
+          TSNode n = unparen(o.node);
+          while (is(n, "subscript")) {  // `dataset[:800]`: a slice of the dataset
+            auto inner = m_.origins(field(n, "value"), o.scope);
+            n = inner.size() == 1 ? unparen(inner[0].node) : TSNode{};
+          }
+          if (!is(n, "call") || moves_to_device(n)) host = false;
+        }
+        site.dataset_on_cuda = !host;
       } else if (*q == "transformers.TrainingArguments" || *q == "transformers.Seq2SeqTrainingArguments") {
         site.kind = LoaderSite::Kind::HfTrainingArguments;
         site.num_workers = m_.bind_argument(c, kTrainingArguments, "dataloader_num_workers", s);
@@ -1359,7 +1379,8 @@ class Builder {
       site.call = {start(c), end(c)};
       TSNode fn = field(c, "function");
       site.callee = {start(fn), end(fn)};
-      site.set_arguments = make_set_arguments(c, site.kind == LoaderSite::Kind::TorchDataLoader ? &kDataLoader : &kTrainingArguments);
+      if (site.kind != LoaderSite::Kind::GraphDataLoader)
+        site.set_arguments = make_set_arguments(c, site.kind == LoaderSite::Kind::TorchDataLoader ? &kDataLoader : &kTrainingArguments);
       if (!import_os_) import_os_ = import_os_edits();
       site.fix_prelude = *import_os_;
       facts_.loaders.push_back(std::move(site));
