@@ -84,7 +84,9 @@ computed under `torch.no_grad()` / `torch.inference_mode()` (also `with torch.en
 train else torch.no_grad():` or `torch.set_grad_enabled(phase == "train")` on the branch where
 the flag turns autograd off) — but a loss computed before such a block and appended inside it
 still holds its graph and is reported —, for `.item()`, `float(...)`, `.detach()`,
-`.data`, for lists created inside the iteration or emptied (`.clear()`) on every step, or for
+`.data`, for lists created inside the iteration or emptied (`.clear()`) on every step, for
+stores under keys that repeat every iteration (`recon["a"] = ...`, or `codes[d] = ...` with `d`
+from a `range()` loop inside the step: each step replaces the last), or for
 lists that are stacked and back-propagated in the same loop. Lightning's
 `validation_step`/`test_step`/`predict_step` run under `no_grad`/`inference_mode`: what they
 keep is not reported, nor are torchmetrics values (`self.accuracy(out, y)`), which carry no

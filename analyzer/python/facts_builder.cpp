@@ -3270,7 +3270,8 @@ class Builder {
                 else att.erase(name);
               } else if (is(left, "subscript")) {
                 TSNode base = root_identifier(field(left, "value"));
-                if (!is_null(base) && attached(right, s, att) && container_outside(field(left, "value"), s, loop))
+                if (!is_null(base) && attached(right, s, att) && container_outside(field(left, "value"), s, loop) &&
+                    !key_repeats_each_iteration(field(left, "subscript"), s, loop))
                   kept(n, right, std::string(t(field(left, "value"))), KeptGraphTensor::How::SubscriptStore, reported, consumed);
               } else {
                 std::vector<TSNode> ids;
@@ -3348,6 +3349,27 @@ class Builder {
       };
       walk(field(loop, "body"));
     }
+  }
+
+  // `reconstruct[1] = decoder(code)` or `code_dict[cls] = encoder(x)` where `cls` runs over
+  // `range(...)` in a loop inside `loop` around the store: every iteration of `loop` stores
+  // under the same keys, replacing the previous iteration's tensors, so nothing accumulates.
+  // True for a literal key, or a name that a `for ... in range(...)` loop inside `loop` and
+  // around the store binds (that loop's binding is the one the store sees).
+  bool key_repeats_each_iteration(TSNode key, const Scope* s, TSNode loop) const {
+    key = unparen(key);
+    if (is(key, "integer") || is(key, "string")) return true;
+    if (!is(key, "identifier")) return false;
+    const auto* bs = m_.lookup(t(key), s);
+    if (!bs) return false;
+    for (const auto& b : *bs) {
+      if (b.kind != Binding::Kind::For || !is(b.stmt, "for_statement")) continue;
+      if (same(b.stmt, loop) || !contains(loop, b.stmt) || !contains(field(b.stmt, "body"), key)) continue;
+      TSNode it = unparen(field(b.stmt, "right"));
+      auto q = is(it, "call") ? m_.callee_name(it, s) : std::nullopt;
+      if (q && *q == "builtins.range") return true;
+    }
+    return false;
   }
 
   bool mentions(TSNode e, const std::string& name) const {
