@@ -106,17 +106,8 @@ TSNode receiver(TSNode call) {
   if (!is(fn, "attribute")) return TSNode{};
   return unparen(field(fn, "object"));
 }
-std::vector<TSNode> args_of(TSNode call) {
-  TSNode a = field(call, "arguments");
-  if (!is(a, "argument_list")) return {};
-  return named_children(a);
-}
-std::vector<TSNode> positional_args(TSNode call) {
-  std::vector<TSNode> out;
-  for (auto a : args_of(call))
-    if (!is(a, "keyword_argument") && !is(a, "list_splat") && !is(a, "dictionary_splat")) out.push_back(a);
-  return out;
-}
+std::vector<TSNode> args_of(TSNode call) { return call_arguments(call); }
+std::vector<TSNode> positional_args(TSNode call) { return positional_arguments(call); }
 TSNode keyword_arg(TSNode call, std::string_view name, std::string_view src) {
   for (auto a : args_of(call))
     if (is(a, "keyword_argument") && text(field(a, "name"), src) == name) return field(a, "value");
@@ -1013,9 +1004,8 @@ class Builder {
       for (const auto& o : m_.origins(r, s)) {
         if (!is(o.node, "call")) continue;
         auto q = m_.callee_name(o.node, o.scope);
-        if (q && (*q == "accelerate.Accelerator" || *q == "accelerate.accelerator.Accelerator" ||
-                  *q == "lightning.Fabric" || *q == "lightning.fabric.Fabric" ||
-                  *q == "lightning.fabric.fabric.Fabric" || *q == "lightning_fabric.Fabric"))
+        // (canonical_name folds accelerate.accelerator.* and lightning_fabric.* into these)
+        if (q && (*q == "accelerate.Accelerator" || *q == "lightning.Fabric" || *q == "lightning.fabric.Fabric"))
           return first_arg();
       }
       return r;
@@ -3372,11 +3362,7 @@ class Builder {
     return false;
   }
 
-  bool mentions(TSNode e, const std::string& name) const {
-    bool found = false;
-    visit(e, [&](TSNode n) { if (is(n, "identifier") && t(n) == name) found = true; });
-    return found;
-  }
+  bool mentions(TSNode e, const std::string& name) const { return mentions_identifier(e, name, src_); }
 
   bool container_outside(TSNode cont, const Scope* s, TSNode loop) const {
     cont = unparen(cont);

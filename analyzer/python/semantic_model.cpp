@@ -58,6 +58,11 @@ std::string canonical_name(std::string n) {
       {"pytorch_lightning.", "lightning.pytorch."},
       {"transformers.training_args.", "transformers."},
       {"transformers.trainer.", "transformers."},
+      // accelerate/__init__.py and lightning/fabric/__init__.py re-export the classes.
+      {"accelerate.accelerator.", "accelerate."},
+      {"lightning.fabric.fabric.", "lightning.fabric."},
+      {"lightning_fabric.fabric.", "lightning.fabric."},
+      {"lightning_fabric.", "lightning.fabric."},
   };
   for (auto [from, to] : kPrefixes) {
     std::string_view f(from);
@@ -1081,42 +1086,19 @@ ArgumentFact SemanticModel::bind_argument(TSNode call, const Signature& sig, std
 // --------------------------------------------------------------------------------------
 // Origins and call sites
 // --------------------------------------------------------------------------------------
-namespace {
-// Does the subtree `e` hold the identifier `name`?
-bool mentions_name(TSNode e, std::string_view name, std::string_view src, int depth = 0) {
-  if (ts_node_is_null(e) || depth > 200) return false;
-  if (is(e, "identifier")) return text(e, src) == name;
-  bool found = false;
-  for_each_named_child(e, [&](TSNode ch) { if (!found) found = mentions_name(ch, name, src, depth + 1); });
-  return found;
-}
-
-std::size_t positional_args_count(TSNode call) {
-  TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
-  if (!is(args, "argument_list")) return 0;
-  std::size_t n = 0;
-  for (TSNode a : named_children(args))
-    if (!is(a, "keyword_argument") && !is(a, "list_splat") && !is(a, "dictionary_splat")) ++n;
-  return n;
-}
-}  // namespace
 
 TSNode SemanticModel::prepared_argument(TSNode call, int index, const Scope* scope, int depth) const {
   if (!is(call, "call") || index < 0 || depth > kMaxDepth) return TSNode{};
   TSNode fn = unparen(field(call, "function"));
   if (!is(fn, "attribute") || text(field(fn, "attribute"), src_) != "prepare") return TSNode{};
-  TSNode args = field(call, "arguments");
-  if (!is(args, "argument_list")) return TSNode{};
-  std::vector<TSNode> positional;
-  for (TSNode a : named_children(args)) {
-    if (is(a, "list_splat") || is(a, "dictionary_splat")) return TSNode{};
-    if (!is(a, "keyword_argument")) positional.push_back(a);
-  }
+  for (TSNode a : call_arguments(call))
+    if (is(a, "list_splat") || is(a, "dictionary_splat")) return TSNode{};  // positions unknown
+  std::vector<TSNode> positional = positional_arguments(call);
   if (static_cast<std::size_t>(index) >= positional.size()) return TSNode{};
   for (const auto& o : origins(field(fn, "object"), scope, depth + 1)) {
     if (!is(o.node, "call")) continue;
     auto q = callee_name(o.node, o.scope);
-    if (q && (*q == "accelerate.Accelerator" || *q == "accelerate.accelerator.Accelerator"))
+    if (q && *q == "accelerate.Accelerator")
       return positional[static_cast<std::size_t>(index)];
   }
   return TSNode{};
@@ -1165,7 +1147,7 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
     uint32_t killed_before = 0;
     if (fs == scope && bs->size() > 1)
       for (const auto& b : *bs)
-        if (b.kind == Binding::Kind::Assign && dominates(b.stmt, expr) && !mentions_name(b.value, text(expr, src_), src_))
+        if (b.kind == Binding::Kind::Assign && dominates(b.stmt, expr) && !mentions_identifier(b.value, text(expr, src_), src_))
           killed_before = std::max(killed_before, start(b.stmt));
     for (const auto& b : *bs) {
       if (fs == scope && !is_null(b.stmt) && start(b.stmt) > start(expr) &&
@@ -1267,7 +1249,7 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   }
   if (is(expr, "call")) {
     // `loader = accelerator.prepare(loader)`: the prepared object stands for its argument.
-    if (positional_args_count(expr) == 1) {
+    if (positional_arguments(expr).size() == 1) {
       TSNode prepared = prepared_argument(expr, 0, scope, depth + 1);
       if (!is_null(prepared)) return origins(prepared, scope, depth + 1);
     }

@@ -71,46 +71,78 @@ TSNode unparen(TSNode n) {
   return n;
 }
 
-bool string_literal_value(TSNode n, std::string_view src, std::string* out) {
+namespace {
+// The text of a string literal's parts up to its first `{...}` interpolation (all of it when
+// there is none), escape sequences as written. False for bytes literals and non-strings.
+// `*formatted`: an f-string prefix; `*complete`: no interpolation was met.
+bool read_string_literal(TSNode n, std::string_view src, std::string* out, bool* formatted, bool* complete) {
   n = unparen(n);
   if (!is(n, "string")) return false;
   std::string value;
+  *formatted = false;
+  *complete = true;
   uint32_t c = ts_node_child_count(n);
-  for (uint32_t i = 0; i < c; ++i) {
+  for (uint32_t i = 0; i < c && *complete; ++i) {
     TSNode ch = ts_node_child(n, i);
     std::string_view t = type(ch);
     if (t == "string_start") {
-      std::string_view pre = text(ch, src);
-      for (char p : pre) if (p == 'f' || p == 'F' || p == 'b' || p == 'B') return false;
-    } else if (t == "string_content") {
+      for (char p : text(ch, src)) {
+        if (p == 'b' || p == 'B') return false;
+        if (p == 'f' || p == 'F') *formatted = true;
+      }
+    } else if (t == "string_content" || t == "escape_sequence") {
       value.append(text(ch, src));
-    } else if (t == "interpolation" || t == "escape_sequence") {
-      if (t == "interpolation") return false;
-      value.append(text(ch, src));
+    } else if (t == "interpolation") {
+      *complete = false;
     }
   }
   if (out) *out = std::move(value);
   return true;
 }
+}  // namespace
+
+bool string_literal_value(TSNode n, std::string_view src, std::string* out) {
+  bool formatted = false, complete = true;
+  std::string v;
+  if (!read_string_literal(n, src, &v, &formatted, &complete) || formatted) return false;
+  if (out) *out = std::move(v);
+  return true;
+}
 
 bool string_literal_prefix(TSNode n, std::string_view src, std::string* out) {
-  n = unparen(n);
-  if (!is(n, "string")) return false;
-  std::string value;
-  uint32_t c = ts_node_child_count(n);
-  for (uint32_t i = 0; i < c; ++i) {
-    TSNode ch = ts_node_child(n, i);
-    std::string_view t = type(ch);
-    if (t == "string_start") {
-      for (char p : text(ch, src)) if (p == 'b' || p == 'B') return false;
-    } else if (t == "string_content" || t == "escape_sequence") {
-      value.append(text(ch, src));
-    } else if (t == "interpolation") {
-      break;
-    }
+  bool formatted = false, complete = true;
+  return read_string_literal(n, src, out, &formatted, &complete);
+}
+
+std::vector<TSNode> call_arguments(TSNode call) {
+  TSNode a = field(call, "arguments");
+  if (!is(a, "argument_list")) return {};
+  return named_children(a);
+}
+
+std::vector<TSNode> positional_arguments(TSNode call) {
+  std::vector<TSNode> out;
+  for (TSNode a : call_arguments(call))
+    if (!is(a, "keyword_argument") && !is(a, "list_splat") && !is(a, "dictionary_splat")) out.push_back(a);
+  return out;
+}
+
+bool mentions_identifier(TSNode n, std::string_view name, std::string_view src) {
+  if (is_null(n)) return false;
+  // Iterative (a cursor, no recursion): expressions may nest thousands deep.
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  bool found = false;
+  for (;;) {
+    TSNode x = ts_tree_cursor_current_node(&cur);
+    if (is(x, "identifier") && text(x, src) == name) { found = true; break; }
+    if (ts_tree_cursor_goto_first_child(&cur)) continue;
+    bool next = false;
+    while (!(next = ts_tree_cursor_goto_next_sibling(&cur)))
+      if (!ts_tree_cursor_goto_parent(&cur)) break;
+    if (!next) break;
   }
-  if (out) *out = std::move(value);
-  return true;
+  ts_tree_cursor_delete(&cur);
+  return found;
 }
 
 TreeSummary summarize(TSNode root) {

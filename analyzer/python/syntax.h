@@ -102,6 +102,16 @@ bool string_literal_value(TSNode n, std::string_view src, std::string* out);
 /// sequences are kept as written (as string_literal_value does).
 bool string_literal_prefix(TSNode n, std::string_view src, std::string* out);
 
+/// The nodes of a call's argument list (positional, keyword_argument, list_splat,
+/// dictionary_splat), in order; empty when the call has none or is no call.
+std::vector<TSNode> call_arguments(TSNode call);
+
+/// The positional arguments of a call: call_arguments without keyword arguments and splats.
+std::vector<TSNode> positional_arguments(TSNode call);
+
+/// True when the subtree `n` holds an identifier spelled `name` (a name read or bound there).
+bool mentions_identifier(TSNode n, std::string_view name, std::string_view src);
+
 /// Collects every comment node's byte range (what suppressions are read from), the first
 /// ERROR/MISSING node's offset and the number of them. One walk.
 struct TreeSummary {
