@@ -61,16 +61,13 @@ bool host_legacy_constructor(const std::string& q) {
   auto lt = legacy_tensor_type(q);
   return lt && !lt->cuda;
 }
-// Device strings as torch.device parses them: "<type>" or "<type>:<index>" with the type one of
-// c10/core/DeviceType.cpp's names (the common ones). Accelerators: every type but the host's.
-bool device_type_name(std::string_view s) {
+// The device type a device string names, as torch.device parses "<type>" or "<type>:<index>"
+// (c10/core/DeviceType.cpp; the types met in training code): empty when it names none.
+std::string_view device_type_of(std::string_view s) {
   static const std::set<std::string_view> kTypes = {"cpu", "cuda", "mps", "xpu", "hip", "xla", "hpu",
                                                     "npu", "mtia", "meta", "privateuseone"};
-  return kTypes.count(s.substr(0, s.find(':'))) > 0;
-}
-bool accelerator_device_name(std::string_view s) {
   std::string_view type = s.substr(0, s.find(':'));
-  return device_type_name(s) && type != "cpu" && type != "meta";
+  return kTypes.count(type) ? type : std::string_view{};
 }
 // A CUDA tensor type (torch.cuda.FloatTensor ...), by qualified name.
 bool cuda_tensor_type(const std::optional<std::string>& q) {
@@ -444,13 +441,7 @@ class Builder {
     if (depth > 200) return false;
     // A device every value of which is the host (`device = "cpu"`) moves nothing to an
     // accelerator.
-    auto host = [&](TSNode dev) {
-      if (is_null(dev)) return false;
-      auto vs = m_.evaluate(dev, m_.scope_of(dev));
-      return !vs.empty() && std::all_of(vs.begin(), vs.end(), [](const Value& v) {
-        return v.kind == Value::Kind::Str && v.s.substr(0, v.s.find(':')) == "cpu";
-      });
-    };
+    auto host = [&](TSNode dev) { return !is_null(dev) && device_value(dev, m_.scope_of(dev)) == Where::Cpu; };
     if (is(n, "call")) {
       std::string_view mm = method_name(n, src_);
       if (mm == "cuda") return true;
@@ -1094,13 +1085,17 @@ class Builder {
     if (a == Where::Accelerator || b == Where::Accelerator) return Where::Accelerator;
     return Where::Unknown;
   }
+  // Where a device expression puts a tensor: Cpu when every value gpulint can evaluate is a
+  // host device string ("cpu", "cpu:0"), Accelerator when one is a device string of another
+  // type ("cuda", "mps:0"; not "meta"), Unknown otherwise (a value it cannot evaluate or that
+  // names no device).
   Where device_value(TSNode dev, const Scope* sc) const {
     auto vs = m_.evaluate(dev, sc);
     bool all_cpu = !vs.empty(), any_accel = false;
     for (const auto& v : vs) {
-      bool cpu = v.kind == Value::Kind::Str && v.s == "cpu";
-      all_cpu = all_cpu && cpu;
-      if (v.kind == Value::Kind::Str && !cpu) any_accel = true;
+      std::string_view type = v.kind == Value::Kind::Str ? device_type_of(v.s) : std::string_view{};
+      all_cpu = all_cpu && type == "cpu";
+      if (!type.empty() && type != "cpu" && type != "meta") any_accel = true;
     }
     if (all_cpu) return Where::Cpu;
     return any_accel ? Where::Accelerator : Where::Unknown;
@@ -1305,27 +1300,15 @@ class Builder {
               if (tensor_where(o.node, o.scope) == Where::Accelerator) site.dataset_on_cuda = true;
             }
             // A dataset given an accelerator device under any parameter name
-            // (`PGNDataset(path, device)` with `device = torch.device("mps")`) may build its
-            // items there.
+            // (`PGNDataset(path, device)` with `device = torch.device("mps")`), or built with a
+            // `device=` that is not provably the host, may build its items there.
             for (auto a : args_of(o.node)) {
-              TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+              bool kw = is(a, "keyword_argument");
+              TSNode v = kw ? field(a, "value") : a;
               if (is_null(v) || is(v, "list_splat") || is(v, "dictionary_splat")) continue;
-              auto vs = m_.evaluate(v, o.scope);
-              bool accel = false, devices = !vs.empty();
-              for (const auto& x : vs) {
-                devices = devices && x.kind == Value::Kind::Str && device_type_name(x.s);
-                accel = accel || (x.kind == Value::Kind::Str && accelerator_device_name(x.s));
-              }
-              if (devices && accel) site.dataset_on_cuda = true;
-            }
-            // A dataset built with `device=` (not provably the CPU) yields tensors there.
-            TSNode dk = keyword_arg(o.node, "device", src_);
-            if (!is_null(dk)) {
-              auto vs = m_.evaluate(dk, o.scope);
-              bool all_cpu = !vs.empty() && std::all_of(vs.begin(), vs.end(), [](const Value& v) {
-                return v.kind == Value::Kind::Str && v.s == "cpu";
-              });
-              if (!all_cpu) site.dataset_on_cuda = true;
+              Where w = device_value(v, o.scope);
+              if (w == Where::Accelerator || (kw && t(field(a, "name")) == "device" && w != Where::Cpu))
+                site.dataset_on_cuda = true;
             }
             auto dq = m_.callee_name(o.node, o.scope);
             if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
