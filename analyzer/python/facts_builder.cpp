@@ -2788,7 +2788,20 @@ class Builder {
     return found;
   }
 
-  bool attached(TSNode e, const Scope* s, const std::set<std::string>& att) const {
+  // What MEM001's walk of a loop body knows about names, in program order: the tensors that
+  // hold a graph, the lists attached tensors were appended to (not attached themselves —
+  // storing the list again keeps nothing new — but what sum() or torch.stack() computes from
+  // one is), and the names last computed with autograd off.
+  struct GraphNames {
+    std::set<std::string> attached;
+    std::set<std::string> holding;
+    std::set<std::string> no_grad;
+    std::size_t count(const std::string& n) const { return attached.count(n); }
+    void insert(const std::string& n) { attached.insert(n); no_grad.erase(n); }
+    void erase(const std::string& n) { attached.erase(n); }
+  };
+
+  bool attached(TSNode e, const Scope* s, const GraphNames& att) const {
     e = unparen(e);
     if (is(e, "identifier")) return att.count(std::string(t(e))) > 0;
     if (is(e, "binary_operator"))
@@ -2821,23 +2834,15 @@ class Builder {
       // A loss of inputs that were all computed without a graph (`with torch.no_grad(): logits
       // = model(x)` then `loss = criterion(logits, y)`) records none either.
       if (is_criterion(fn, s)) {
-        auto pa = positional_args(e);
-        bool all_detached = !pa.empty();
-        for (TSNode a : pa) {
+        // Attached unless every argument is a name without a graph and one of them was
+        // computed under no_grad (the others, the targets, hold none either way).
+        bool any_no_grad = false;
+        for (TSNode a : positional_args(e)) {
           TSNode u = unparen(a);
-          bool detached_name = is(u, "identifier") && att.count("!" + std::string(t(u))) && !att.count(std::string(t(u)));
-          bool plain_batch = is(u, "identifier") && !att.count(std::string(t(u))) && !att.count("!" + std::string(t(u)));
-          // Every argument a name computed under no_grad, or (the targets) a name that holds
-          // no graph either way, with at least one of the former.
-          if (!detached_name && !plain_batch) all_detached = false;
+          if (!is(u, "identifier") || att.count(std::string(t(u)))) return true;
+          any_no_grad = any_no_grad || att.no_grad.count(std::string(t(u)));
         }
-        bool any_detached = false;
-        for (TSNode a : pa) {
-          TSNode u = unparen(a);
-          if (is(u, "identifier") && att.count("!" + std::string(t(u))) && !att.count(std::string(t(u)))) any_detached = true;
-        }
-        if (!(all_detached && any_detached)) return true;
-        return false;
+        return !any_no_grad;
       }
       const ModelInfo* mi = model_for_callee(fn, s);
       if (mi) return true;
@@ -2853,7 +2858,7 @@ class Builder {
   // no graph (kDetaching's names: argmax, eq, round …) nor those returning (values, indices)
   // pairs, whose indices are not attached (`torch.max(out, 1)[1]`).
   bool attached_torch_function(TSNode call, const std::string& q, const Scope* s,
-                               const std::set<std::string>& att) const {
+                               const GraphNames& att) const {
     if (!starts_with(q, "torch.") || starts_with(q, "torch.autograd.") || starts_with(q, "torch.cuda.")) return false;
     std::string_view fn = std::string_view(q).substr(q.rfind('.') + 1);
     static const std::set<std::string_view> kPairs = {"max", "min", "sort", "topk", "kthvalue", "mode",
@@ -2866,12 +2871,10 @@ class Builder {
     return false;
   }
 
-  // A list the loop has appended attached tensors to (`train_loss_list`, recorded in `att` as
-  // "[]train_loss_list"): not attached itself — storing the list again keeps nothing new —
-  // but what sum() or torch.stack() computes from it is.
-  bool holds_attached(TSNode e, const std::set<std::string>& att) const {
+  // A list the loop has appended attached tensors to (GraphNames::holding).
+  bool holds_attached(TSNode e, const GraphNames& att) const {
     e = unparen(e);
-    return is(e, "identifier") && att.count("[]" + std::string(t(e))) > 0;
+    return is(e, "identifier") && att.holding.count(std::string(t(e))) > 0;
   }
 
   // `model.neglog_likelihood(x)`: a method of a model of this file called on an input computes
@@ -3018,7 +3021,7 @@ class Builder {
   // construction), a method of the module's class, or another attribute of
   // the module (a loss, a submodule) applied to an attached tensor — computing an attached
   // value? `att` holds the caller's attached names. nullopt: not such a call.
-  std::optional<bool> lightning_self_call(TSNode e, const Scope* s, const std::set<std::string>& att) const {
+  std::optional<bool> lightning_self_call(TSNode e, const Scope* s, const GraphNames& att) const {
     if (is_null(lightning_class_)) return std::nullopt;
     TSNode fn = unparen(field(e, "function"));
     if (is(fn, "identifier")) return m_.is_instance_parameter(fn, s) ? std::optional<bool>(true) : std::nullopt;
@@ -3058,11 +3061,11 @@ class Builder {
   // its assignments are followed in source order. Empty when the returns differ in shape or
   // the recursion (methods calling methods) is 3 deep.
   std::vector<bool> lightning_returns(TSNode def, TSNode call, const Scope* s,
-                                      const std::set<std::string>& att) const {
+                                      const GraphNames& att) const {
     const Scope* fs = m_.function_scope(def);
     if (!fs || lightning_depth_ >= 3) return {};
     ++lightning_depth_;
-    std::set<std::string> inner;
+    GraphNames inner;
     std::vector<TSNode> params;
     for (TSNode p : named_children(field(def, "parameters"))) {
       TSNode id = is(p, "identifier") ? p : TSNode{};
@@ -3140,7 +3143,7 @@ class Builder {
   // the iterations), in scope `s`.
   void kept_in_body(TSNode loop, const Scope* s, std::set<uint32_t>& reported) {
     {
-      std::set<std::string> att;
+      GraphNames att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
       visit(field(loop, "body"), [&](TSNode n) {
         if (!is(n, "call")) return;
@@ -3229,10 +3232,10 @@ class Builder {
               TSNode right = field(ch, "right");
               if (is(left, "identifier") && under_no_grad(ch)) {
                 att.erase(std::string(t(left)));  // computed without a graph
-                att.insert("!" + std::string(t(left)));
+                att.no_grad.insert(std::string(t(left)));
               } else if (is(left, "identifier")) {
                 std::string name(t(left));
-                att.erase("!" + name);
+                att.no_grad.erase(name);
                 bool keep_site = attached(right, s, att) && is(unparen(right), "binary_operator") &&
                                  mentions(right, name) && bound_outside_only(name, s, loop, ch);
                 if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
@@ -3312,7 +3315,7 @@ class Builder {
                 // The list now holds an attached tensor: what is computed from it
                 // (`sum(train_loss_list) / n`) is attached too.
                 if (attached(val, s, att) && is(unparen(cont), "identifier") && !under_no_grad(ch))
-                  att.insert("[]" + std::string(t(unparen(cont))));
+                  att.holding.insert(std::string(t(unparen(cont))));
               }
             }
           }
