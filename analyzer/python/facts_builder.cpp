@@ -920,7 +920,7 @@ class Builder {
       } else if (is_module_constructor(unparen(o.node), o.scope)) {
         out.untrained_module = true;
       }
-      if (found || !fresh_object(unparen(o.node), o.scope)) all_fresh = false;
+      if (found || !fresh_object(unparen(o.node))) all_fresh = false;
     }
     if (!out.models.empty() || all_fresh) return out;
     std::string nm = placed_name(callee);
@@ -932,8 +932,7 @@ class Builder {
   // A call that makes a new object out of none of the file's models: the callee is a plain or
   // dotted name (`IR_RGB_Model(...)`, `timm.create_model(...)`) and no identifier in the call
   // ever held a model (`nn.DataParallel(model)`, `model.to(device)` are not fresh).
-  bool fresh_object(TSNode call, const Scope* s) const {
-    (void)s;
+  bool fresh_object(TSNode call) const {
     if (!is(call, "call")) return false;
     TSNode fn = unparen(field(call, "function"));
     for (TSNode x = fn; !is(x, "identifier");) {
