@@ -103,10 +103,8 @@ TSNode receiver(TSNode call) {
   if (!is(fn, "attribute")) return TSNode{};
   return unparen(field(fn, "object"));
 }
-std::vector<TSNode> args_of(TSNode call) { return call_arguments(call); }
-std::vector<TSNode> positional_args(TSNode call) { return positional_arguments(call); }
 TSNode keyword_arg(TSNode call, std::string_view name, std::string_view src) {
-  for (auto a : args_of(call))
+  for (auto a : call_arguments(call))
     if (is(a, "keyword_argument") && text(field(a, "name"), src) == name) return field(a, "value");
   return TSNode{};
 }
@@ -355,7 +353,7 @@ class Builder {
             starts_with(*q, "deepspeed.") || starts_with(*q, "ray.train."))
           managed_ = true;
         if (*q == "torch.device") {
-          auto a = positional_args(c);
+          auto a = positional_arguments(c);
           if (!a.empty() && values_cuda(m_.evaluate(a[0], s))) gpu_intent_ = true;
         }
         if (*q == "torch.autograd.backward") trains_ = true;
@@ -363,7 +361,7 @@ class Builder {
       if (meth == "cuda" && (!q || !starts_with(*q, "torch.cuda"))) gpu_intent_ = true;
       if (meth == "backward") trains_ = true;
       if (meth == "to") {
-        for (auto a : positional_args(c))
+        for (auto a : positional_arguments(c))
           if (values_cuda(m_.evaluate(a, s))) gpu_intent_ = true;
       }
       TSNode dev = keyword_arg(c, "device", src_);
@@ -446,7 +444,7 @@ class Builder {
       std::string_view mm = method_name(n, src_);
       if (mm == "cuda") return true;
       if (mm == "to") {
-        auto a = positional_args(n);
+        auto a = positional_arguments(n);
         if (!host(a.empty() ? keyword_arg(n, "device", src_) : a[0])) return true;
       }
       if (creates_cuda_typed_tensor(n)) return true;
@@ -463,7 +461,7 @@ class Builder {
     TSNode fn = unparen(field(call, "function"));
     TSNode type_name{};
     if (is(fn, "attribute") && t(field(fn, "attribute")) == "type") {
-      auto a = positional_args(call);
+      auto a = positional_arguments(call);
       if (!a.empty()) type_name = unparen(a[0]);
     } else if (is(fn, "attribute") || is(fn, "identifier")) {
       type_name = fn;
@@ -517,7 +515,7 @@ class Builder {
       TSNode rcv = receiver(n);
       if (is_null(rcv)) {
         // A wrapper such as nn.DataParallel(Net()).cuda() handled above; DataParallel(net) here.
-        auto a = positional_args(n);
+        auto a = positional_arguments(n);
         if (!a.empty() && is(unparen(a[0]), "call")) { n = unparen(a[0]); continue; }
         return false;
       }
@@ -551,7 +549,7 @@ class Builder {
       info.placements.emplace_back(start(call), true);
       return;
     }
-    auto a = positional_args(call);
+    auto a = positional_arguments(call);
     TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
     if (is_null(dev)) return;
     bool cuda = values_cuda(m_.evaluate(dev, s));
@@ -583,7 +581,7 @@ class Builder {
       };
       parameters_in(c, s);
       std::vector<TSNode> names;
-      for (auto a : args_of(c))
+      for (auto a : call_arguments(c))
         visit(is(a, "keyword_argument") ? field(a, "value") : a, [&](TSNode n) {
           if (is(n, "identifier") && !is(m_.parent(n), "attribute") && !is(m_.parent(n), "keyword_argument"))
             names.push_back(n);
@@ -613,7 +611,7 @@ class Builder {
     // A model handed to another function may be placed there.
     for (TSNode c : m_.calls()) {
       const Scope* s = m_.scope_of(c);
-      for (auto a : args_of(c)) {
+      for (auto a : call_arguments(c)) {
         TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
         std::string name = placed_name(unparen(v));
         if (name.empty()) continue;
@@ -641,7 +639,7 @@ class Builder {
     for (TSNode loop : m_.loops()) {
       if (!is(loop, "for_statement") || dead(loop)) continue;
       TSNode it = unparen(field(loop, "right"));
-      if (!is(it, "call") || !args_of(it).empty()) continue;
+      if (!is(it, "call") || !call_arguments(it).empty()) continue;
       std::string_view meth = method_name(it, src_);
       TSNode var = unparen(field(loop, "left"));
       if (meth == "named_parameters" && (is(var, "pattern_list") || is(var, "tuple_pattern")) &&
@@ -753,7 +751,7 @@ class Builder {
       param = std::string(t(field(m_.parent(arg), "name")));
     } else {
       int index = 0;
-      for (auto a : positional_args(call)) {
+      for (auto a : positional_arguments(call)) {
         if (same(a, arg)) break;
         ++index;
       }
@@ -775,7 +773,7 @@ class Builder {
       TSNode r = receiver(n);
       if ((mm == "to" || mm == "cuda" || mm == "to_empty") && !is_null(r) && placed_name(r) == param)
         moves_or_escapes = true;
-      for (auto a : args_of(n)) {
+      for (auto a : call_arguments(n)) {
         TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
         if (placed_name(unparen(v)) == param && !passes_without_placing_shallow(n)) moves_or_escapes = true;
       }
@@ -813,7 +811,7 @@ class Builder {
         // `model = DDP(model)` rebinds the name it wraps: visit each wrapper once.
         if (seen.count(creation.id)) continue;
         seen.insert(creation.id);
-        auto a = positional_args(creation);
+        auto a = positional_arguments(creation);
         if (!a.empty()) {
           std::size_t before = models_.size();
           add_model(a[0], o.scope, seen);
@@ -871,7 +869,7 @@ class Builder {
       for (const auto& b : *bs) {
         if (b.kind == Binding::Kind::Param) {
           for (const auto& site : m_.call_sites(b.function)) {
-            for (auto a : args_of(site.node)) {
+            for (auto a : call_arguments(site.node)) {
               TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
               std::string n2 = placed_name(v);
               if (!n2.empty()) info.names.insert(n2);
@@ -984,7 +982,7 @@ class Builder {
   }
   TSNode backpropagated_uncached(TSNode call, const Scope* s) const {
     auto first_arg = [&]() {
-      auto a = positional_args(call);
+      auto a = positional_arguments(call);
       if (!a.empty()) return a[0];
       TSNode k = keyword_arg(call, "tensors", src_);
       return is_null(k) ? keyword_arg(call, "loss", src_) : k;
@@ -1190,7 +1188,7 @@ class Builder {
       if (meth == "cuda") return Where::Accelerator;
       if (meth == "cpu" || meth == "numpy") return Where::Cpu;
       if (meth == "to") {
-        auto a = positional_args(n);
+        auto a = positional_arguments(n);
         TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
         if (is_null(dev)) return tensor_where(r, s, depth + 1);
         auto dq = m_.qualified_name(dev, s);
@@ -1210,7 +1208,7 @@ class Builder {
     TSNode dev = keyword_arg(n, "device", src_);
     if (!is_null(dev)) return device_value(dev, s);
     std::string_view fn = std::string_view(*q).substr(6);
-    auto pa = positional_args(n);
+    auto pa = positional_arguments(n);
     if (kConcatenating.count(fn) && !pa.empty()) {
       TSNode seq = unparen(pa[0]);
       if (!(is(seq, "list") || is(seq, "tuple"))) return tensor_where(seq, s, depth + 1);
@@ -1277,7 +1275,7 @@ class Builder {
             if (sq && (*sq == "torch.utils.data.random_split" || *sq == "torch.utils.data.Subset" ||
                        *sq == "torch.utils.data.dataset.random_split" ||
                        *sq == "torch.utils.data.dataset.Subset")) {
-              auto pa = positional_args(o.node);
+              auto pa = positional_arguments(o.node);
               if (!pa.empty())
                 for (const auto& inner : m_.origins(pa[0], o.scope)) origins.push_back(inner);
               continue;
@@ -1287,7 +1285,7 @@ class Builder {
             // A dataset class of this file given tensors that are provably on an accelerator
             // (`ArtificialDataset(torch.from_numpy(x).to(device))`): its items are slices of them.
             if (!is_null(cls))
-              for (auto a : args_of(o.node)) {
+              for (auto a : call_arguments(o.node)) {
                 TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
                 if (is(v, "list_splat") || is(v, "dictionary_splat")) continue;
                 if (tensor_where(v, o.scope) == Where::Accelerator) site.dataset_on_cuda = true;
@@ -1301,7 +1299,7 @@ class Builder {
             // A dataset given an accelerator device under any parameter name
             // (`PGNDataset(path, device)` with `device = torch.device("mps")`), or built with a
             // `device=` that is not provably the host, may build its items there.
-            for (auto a : args_of(o.node)) {
+            for (auto a : call_arguments(o.node)) {
               bool kw = is(a, "keyword_argument");
               TSNode v = kw ? field(a, "value") : a;
               if (is_null(v) || is(v, "list_splat") || is(v, "dictionary_splat")) continue;
@@ -1313,7 +1311,7 @@ class Builder {
             if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
             // In memory either way (DL001 stays silent); tensors that may already be on an
             // accelerator make batches that need no copy (DL002, DEV002 stay silent too).
-            auto ta = positional_args(o.node);
+            auto ta = positional_arguments(o.node);
             bool all_cpu = !ta.empty();
             for (auto a : ta) all_cpu = all_cpu && tensor_where(a, o.scope) == Where::Cpu;
             if (!all_cpu) site.dataset_on_cuda = true;
@@ -1327,7 +1325,7 @@ class Builder {
         site.kind = LoaderSite::Kind::GraphDataLoader;
         // Graphs moved before batching (`DataLoader([g.to(device) for g in graphs])`) come out
         // on the device: only a dataset built by a call that moves nothing is followed.
-        auto pa = positional_args(c);
+        auto pa = positional_arguments(c);
         TSNode ds = pa.empty() ? keyword_arg(c, "dataset", src_) : pa[0];
         auto os = is_null(ds) ? std::vector<Origin>{} : m_.origins(ds, s);
         bool host = !os.empty();
@@ -1458,11 +1456,11 @@ class Builder {
       auto q = m_.callee_name(e, s);
       if (!q) break;
       if (*q == "builtins.enumerate" || *q == "builtins.iter" || starts_with(*q, "tqdm.")) {
-        auto a = positional_args(e);
+        auto a = positional_arguments(e);
         if (a.empty()) return out;
         e = unparen(a[0]);
       } else if (*q == "builtins.zip" && depth < 2) {
-        for (TSNode a : positional_args(e))
+        for (TSNode a : positional_arguments(e))
           for (int li : loader_indices_for(a, s, depth + 1))
             if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
         return out;
@@ -1492,11 +1490,11 @@ class Builder {
   std::vector<int> next_batch_loaders(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return {};
     auto q = m_.callee_name(call, s);
-    auto pa = positional_args(call);
+    auto pa = positional_arguments(call);
     TSNode it{};
     if (q && *q == "builtins.next" && !pa.empty()) {
       it = unparen(pa[0]);
-    } else if (method_name(call, src_) == "next" && args_of(call).empty() && !is_null(receiver(call))) {
+    } else if (method_name(call, src_) == "next" && call_arguments(call).empty() && !is_null(receiver(call))) {
       // `dataiter.next()`: the loader iterator's Python 2 spelling of __next__, which
       // torch.utils.data.dataloader._BaseDataLoaderIter kept as `next = __next__` until 1.13.
       it = unparen(receiver(call));
@@ -1507,7 +1505,7 @@ class Builder {
     // next(iter(loader)) inline, or a name bound to iter(loader).
     if (is(it, "call")) {
       auto iq = m_.callee_name(it, s);
-      auto ia = positional_args(it);
+      auto ia = positional_arguments(it);
       if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
       return loader_indices_for(ia[0], s);
     }
@@ -1515,7 +1513,7 @@ class Builder {
     for (const auto& o : m_.origins(it, s)) {
       if (!is(o.node, "call")) return {};
       auto iq = m_.callee_name(o.node, o.scope);
-      auto ia = positional_args(o.node);
+      auto ia = positional_arguments(o.node);
       if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
       for (int li : loader_indices_for(ia[0], o.scope))
         if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
@@ -1539,7 +1537,7 @@ class Builder {
     if (!is(e, "call")) return false;
     auto q = m_.callee_name(e, s);
     if (q && starts_with(*q, "tqdm.") && depth < 3) {
-      auto pa = positional_args(e);
+      auto pa = positional_arguments(e);
       return !pa.empty() && enumerate_wrapped(pa[0], s, depth + 1);
     }
     return q && *q == "builtins.enumerate";
@@ -1689,7 +1687,7 @@ class Builder {
     }
     auto q = m_.callee_name(e, s);
     if (!q) return false;
-    auto pa = positional_args(e);
+    auto pa = positional_arguments(e);
     // zip(xs, ys), enumerate(batch), list(batch): their elements are the arguments' elements.
     if (*q == "builtins.zip" || *q == "builtins.enumerate" || *q == "builtins.list" ||
         *q == "builtins.tuple" || *q == "builtins.reversed" || *q == "builtins.sorted" ||
@@ -1758,7 +1756,7 @@ class Builder {
       // parameter resolves through the helper's call sites).
       TSNode def = m_.resolve_local_function(e, s);
       if (!is_null(def)) {
-        auto pa = positional_args(e);
+        auto pa = positional_arguments(e);
         bool moves = false;
         for (std::size_t i = 0; i < pa.size(); ++i) {
           if (!classify(pa[i], s, st)) continue;
@@ -1776,7 +1774,7 @@ class Builder {
       // tuple(t.to(d) for t in batch), list(...), dict(...); Variable(x) (pre-0.4 code) is x.
       auto q = m_.callee_name(e, s);
       if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
-        auto pa = positional_args(e);
+        auto pa = positional_arguments(e);
         if (!pa.empty()) return classify(pa[0], s, st);
       }
       // torch.cat / torch.stack of batch tensors: the result is on their device (the inputs
@@ -1784,7 +1782,7 @@ class Builder {
       // function forms of the same-device methods (torch.flatten(x), torch.unsqueeze(x, 0)).
       if (q && starts_with(*q, "torch.")) {
         std::string_view fn = std::string_view(*q).substr(6);
-        auto pa = positional_args(e);
+        auto pa = positional_arguments(e);
         if (kConcatenating.count(fn) && !pa.empty()) {
           TSNode seq = unparen(pa[0]);
           if (is(seq, "list") || is(seq, "tuple")) {
@@ -1804,7 +1802,7 @@ class Builder {
         if (starts_with(fn, "nn.functional.") && !pa.empty()) return classify(pa[0], s, st);
       }
       if (q && (*q == "builtins.tuple" || *q == "builtins.list" || *q == "builtins.dict")) {
-        auto a = args_of(e);
+        auto a = call_arguments(e);
         TSNode argsn = field(e, "arguments");
         if (is(argsn, "generator_expression")) return classify(argsn, s, st);
         if (a.size() == 1) return classify(a[0], s, st);
@@ -1888,7 +1886,7 @@ class Builder {
   void note_move(TSNode call, const Scope* s, LoopState& st) {
     std::string_view meth = method_name(call, src_);
     if (meth == "cuda") { st.copied_to_cuda = true; return; }
-    auto a = positional_args(call);
+    auto a = positional_arguments(call);
     TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
     if (meth == "type") {
       if (!is_null(dev) && names_cuda_tensor_type(dev, s)) st.copied_to_cuda = true;
@@ -2029,7 +2027,7 @@ class Builder {
         // The loss compares the model's output with the batch: only when the output is still
         // on the GPU does a CPU batch tensor make PyTorch raise.
         bool gpu_arg = false;
-        for (auto a : args_of(c)) {
+        for (auto a : call_arguments(c)) {
           TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
           gpu_arg |= cuda_model_output(v, s, st);
         }
@@ -2037,7 +2035,7 @@ class Builder {
       }
       const ModelInfo* dev_model = model_call ? mi : ctx.cuda_model;
       if (model_call && mi->data_parallel) continue;
-      for (auto a : args_of(c)) {
+      for (auto a : call_arguments(c)) {
         TSNode v = a;
         if (is(a, "keyword_argument")) v = field(a, "value");
         else if (is(a, "list_splat") || is(a, "dictionary_splat")) v = named(a, 0);
@@ -2103,10 +2101,10 @@ class Builder {
     };
     if (is(right, "call")) {
       auto q = m_.callee_name(right, s);
-      auto a = positional_args(right);
+      auto a = positional_arguments(right);
       bool tuple_target = is(left, "pattern_list") || is(left, "tuple_pattern");
       auto targets = tuple_target ? named_children(left) : std::vector<TSNode>{};
-      if (q && *q == "builtins.zip" && targets.size() == a.size() && args_of(right).size() == a.size()) {
+      if (q && *q == "builtins.zip" && targets.size() == a.size() && call_arguments(right).size() == a.size()) {
         for (std::size_t i = 0; i < a.size(); ++i)
           if (unmoved(a[i])) mark(targets[i]);
         return;
@@ -2508,7 +2506,7 @@ class Builder {
           if (grad_mode_of(v) == GradMode::Off) { found = true; return; }
           if (is(v, "call")) {
             auto q = m_.callee_name(v, m_.scope_of(v));
-            auto args = positional_args(v);
+            auto args = positional_arguments(v);
             if (q && *q == "torch.set_grad_enabled" && args.size() == 1) {
               auto truth = branch_value(n, args[0], p);
               if (truth && !*truth) found = true;
@@ -2546,7 +2544,7 @@ class Builder {
     if (*q == "torch.no_grad" || *q == "torch.inference_mode") return GradMode::Off;
     if (*q == "torch.enable_grad") return GradMode::On;
     if (*q == "torch.set_grad_enabled") {
-      auto a = positional_args(v);
+      auto a = positional_arguments(v);
       if (a.size() == 1 && is(unparen(a[0]), "false")) return GradMode::Off;
       if (a.size() == 1 && is(unparen(a[0]), "true")) return GradMode::On;
     }
@@ -2826,7 +2824,7 @@ class Builder {
         return false;
       // `sum(train_loss_list)` of a list holding attached tensors adds them up with autograd.
       if (q && *q == "builtins.sum") {
-        auto a = positional_args(e);
+        auto a = positional_arguments(e);
         return !a.empty() && (attached(a[0], s, att) || holds_attached(a[0], att));
       }
       TSNode fn = field(e, "function");
@@ -2836,7 +2834,7 @@ class Builder {
         // Attached unless every argument is a name without a graph and one of them was
         // computed under no_grad (the others, the targets, hold none either way).
         bool any_no_grad = false;
-        for (TSNode a : positional_args(e)) {
+        for (TSNode a : positional_arguments(e)) {
           TSNode u = unparen(a);
           if (!is(u, "identifier") || att.count(std::string(t(u)))) return true;
           any_no_grad = any_no_grad || att.no_grad.count(std::string(t(u)));
@@ -2865,7 +2863,7 @@ class Builder {
                                                       // a copy without the graph, or not a tensor
                                                       "tensor", "save", "is_tensor", "is_floating_point", "is_nonzero"};
     if (kDetaching.count(fn) || kPairs.count(fn) || starts_with(fn, "no_grad") || fn == "inference_mode") return false;
-    for (auto a : positional_args(call))
+    for (auto a : positional_arguments(call))
       if (attached(a, s, att) || holds_attached(a, att)) return true;
     return false;
   }
@@ -2888,7 +2886,7 @@ class Builder {
         "requires_grad_", "train", "eval", "zero_grad", "half", "float", "double", "bfloat16", "type",
         "share_memory", "extra_repr", "forward"};
     std::string_view meth = method_name(call, src_);
-    if (kModuleMethods.count(meth) || positional_args(call).empty()) return false;
+    if (kModuleMethods.count(meth) || positional_arguments(call).empty()) return false;
     TSNode r = unparen(receiver(call));
     if (!(is(r, "identifier") || is(r, "attribute"))) return false;
     const ModelInfo* mi = model_for_callee(r, s);
@@ -3049,7 +3047,7 @@ class Builder {
       submodule = submodule || is_module_constructor(o.node, o.scope);
     }
     if (submodule) return true;
-    for (auto arg : positional_args(e))
+    for (auto arg : positional_arguments(e))
       if (attached(arg, s, att)) return true;
     return std::nullopt;
   }
@@ -3073,7 +3071,7 @@ class Builder {
       if (is_null(id) || !is(id, "identifier")) break;
       params.push_back(id);
     }
-    auto args = positional_args(call);
+    auto args = positional_arguments(call);
     for (std::size_t i = 0; i + 1 < params.size() && i < args.size(); ++i)
       if (attached(args[i], s, att)) inner.insert(std::string(t(params[i + 1])));
     visit(field(def, "body"), [&](TSNode n) {
@@ -3148,7 +3146,7 @@ class Builder {
         if (!is(n, "call")) return;
         auto q = m_.callee_name(n, s);
         if (q && (*q == "torch.stack" || *q == "torch.cat" || *q == "builtins.sum")) {
-          for (auto a : positional_args(n)) { TSNode r = root_identifier(a); if (!is_null(r)) consumed.insert(std::string(t(r))); }
+          for (auto a : positional_arguments(n)) { TSNode r = root_identifier(a); if (!is_null(r)) consumed.insert(std::string(t(r))); }
         }
         if (TSNode bt = backpropagated(n); !is_null(bt)) {
           TSNode r = root_identifier(bt);
@@ -3285,7 +3283,7 @@ class Builder {
                 att.insert(std::string(t(bt)));
               if (meth == "append" || meth == "extend" || meth == "insert" || meth == "add") {
                 TSNode cont = receiver(ch);
-                auto a = positional_args(ch);
+                auto a = positional_arguments(ch);
                 if (a.empty()) continue;
                 TSNode val = meth == "insert" && a.size() > 1 ? a[1] : a[0];
                 if (meth == "extend") {
@@ -3450,8 +3448,8 @@ class Builder {
     // the specified type"; the legacy CPU types are torch/__init__.py's).
     auto host_type_cast = [&](TSNode c) {
       if (method_name(c, src_) != "type") return false;
-      auto a = positional_args(c);
-      if (a.size() != 1 || args_of(c).size() != 1) return false;
+      auto a = positional_arguments(c);
+      if (a.size() != 1 || call_arguments(c).size() != 1) return false;
       auto tq = m_.qualified_name(a[0], s);
       return tq && host_legacy_constructor(*tq);
     };
@@ -3477,7 +3475,7 @@ class Builder {
     if (!q) return false;
     // Variable(x) (pre-0.4 code) is x itself since torch 0.4.
     if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") {
-      auto a = positional_args(e);
+      auto a = positional_arguments(e);
       return !a.empty() && host_creation(a[0], s, factory, casts_only, depth + 1);
     }
     if (kFactories.count(*q) || host_legacy_constructor(*q)) {
@@ -3486,7 +3484,7 @@ class Builder {
       // "device ... if None and data is a tensor then the device of data is used"): of a model's
       // output or a tensor already on the accelerator it is no host creation.
       if (*q == "torch.tensor") {
-        auto a = positional_args(e);
+        auto a = positional_arguments(e);
         if (!a.empty() && may_be_accelerator_tensor(a[0], s)) return false;
       }
       factory = e;
@@ -3494,7 +3492,7 @@ class Builder {
     }
     if (kHostTransformFunctions.count(*q) && !casts_only) {
       if (!is_null(keyword_arg(e, "out", src_))) return false;
-      auto a = positional_args(e);
+      auto a = positional_arguments(e);
       return !a.empty() && host_creation(a[0], s, factory, false, depth + 1);
     }
     return false;
@@ -3573,13 +3571,13 @@ class Builder {
   std::optional<std::string> move_device(TSNode move, const Scope* s) const {
     std::string_view meth = method_name(move, src_);
     if (meth == "cuda") {
-      if (!args_of(move).empty()) return std::nullopt;
+      if (!call_arguments(move).empty()) return std::nullopt;
       return std::string("\"cuda\"");
     }
-    auto a = positional_args(move);
+    auto a = positional_arguments(move);
     TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
     if (is_null(dev)) return std::nullopt;
-    for (auto x : args_of(move))
+    for (auto x : call_arguments(move))
       if (!same(x, dev) && !(is(x, "keyword_argument") && (same(field(x, "value"), dev) || t(field(x, "name")) == "non_blocking")))
         return std::nullopt;
     auto vs = m_.evaluate(dev, s);
@@ -3678,7 +3676,7 @@ class Builder {
       if (!move_unconditional(c, stmt, s)) continue;
       if (meth == "type") {
         // A CUDA tensor type: a copy to the GPU (and a cast): reported without a fix.
-        auto a = positional_args(c);
+        auto a = positional_arguments(c);
         if (a.size() != 1 || !cuda_tensor_type(m_.qualified_name(a[0], s))) continue;
         CreatedThenMoved f;
         f.expression = {start(c), end(c)};
@@ -3693,7 +3691,7 @@ class Builder {
       if (!device && meth != "cuda") {
         // `.to(device, dtype)` and friends: still a move when the device is an accelerator, but
         // the fix cannot simply drop the call.
-        auto a = positional_args(c);
+        auto a = positional_arguments(c);
         TSNode dev = a.empty() ? keyword_arg(c, "device", src_) : a[0];
         if (is_null(dev)) continue;
         auto vs = m_.evaluate(dev, s);
@@ -3701,7 +3699,7 @@ class Builder {
         for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
         if (!values_known_devices(vs) || !accel) continue;
       }
-      if (meth == "cuda" && !args_of(c).empty()) simple = false;
+      if (meth == "cuda" && !call_arguments(c).empty()) simple = false;
       // `.type(torch.FloatTensor)` between the creation and the move would send a tensor
       // created on the device back to the host: no fix then.
       for (TSNode x = r; simple && is(x, "call") && !same(x, factory); x = unparen(receiver(x)))
