@@ -120,6 +120,16 @@ TSNode self_attribute_at(const Tree& tree, const std::string& src, const std::st
   return TSNode{};
 }
 
+// The smallest named node covering the byte at `offset` inside the first occurrence of
+// `needle` in `src` (the test fails when `needle` is not there).
+TSNode named_node_at(const Tree& tree, const std::string& src, const std::string& needle, std::size_t offset) {
+  std::size_t at = src.find(needle);
+  EXPECT_NE(at, std::string::npos) << needle;
+  if (at == std::string::npos) return TSNode{};
+  auto b = static_cast<uint32_t>(at + offset);
+  return ts_node_named_descendant_for_byte_range(tree.root(), b, b + 1);
+}
+
 std::vector<std::string> strings_of(const std::vector<gpulint::Value>& vs) {
   std::vector<std::string> out;
   for (const auto& v : vs) out.push_back(v.kind == gpulint::Value::Kind::Str ? v.s : "<not a string>");
@@ -196,14 +206,8 @@ TEST(PythonModel, InstanceParameterIsDecidedFromBindings) {
       "    return self.other\n";
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
-  auto object_of = [&](const std::string& attr_text) {
-    std::size_t at = src.find(attr_text);
-    TSNode n = ts_node_named_descendant_for_byte_range(tree.root(), static_cast<uint32_t>(at),
-                                                       static_cast<uint32_t>(at + attr_text.find('.')));
-    return n;
-  };
   auto instance = [&](const std::string& attr_text) {
-    TSNode obj = object_of(attr_text);
+    TSNode obj = named_node_at(tree, src, attr_text, 0);
     return m.is_instance_parameter(obj, m.scope_of(obj));
   };
   EXPECT_TRUE(instance("this.device"));
@@ -314,9 +318,7 @@ TEST(PythonModel, OriginsLeaveOutBindingsReboundOnEveryPath) {
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
   auto origin_texts = [&](const std::string& needle, std::size_t offset_in_needle) {
-    std::size_t at = src.find(needle) + offset_in_needle;
-    TSNode n = ts_node_named_descendant_for_byte_range(tree.root(), static_cast<uint32_t>(at),
-                                                       static_cast<uint32_t>(at + 1));
+    TSNode n = named_node_at(tree, src, needle, offset_in_needle);
     std::vector<std::string> out;
     for (const auto& o : m.origins(n, m.scope_of(n)))
       out.emplace_back(src.substr(ts_node_start_byte(o.node), ts_node_end_byte(o.node) - ts_node_start_byte(o.node)));
