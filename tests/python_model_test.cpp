@@ -261,6 +261,39 @@ TEST(PythonModel, CreatedThenMovedMarksLegacyConstructors) {
     if (c.legacy_constructor) EXPECT_TRUE(c.fix.empty()) << c.factory;
 }
 
+// A move under `if cuda:` with `cuda = torch.cuda.is_available()` is taken on every GPU run:
+// the creation before it is reported, but without a fix (created with `device=`, the tensor
+// would need CUDA on the runs without it). Under a flag every call site passes True, the fix
+// stays.
+TEST(PythonModel, CreatedThenMovedUnderCudaAvailableHasNoFix) {
+  std::string text =
+      "import torch\n"
+      "cuda = torch.cuda.is_available()\n"
+      "def step(batches, flag):\n"
+      "    for v in batches:\n"
+      "        a = torch.zeros(3)\n"
+      "        if cuda:\n"
+      "            a = a.cuda()\n"
+      "        b = torch.ones(3)\n"
+      "        if flag:\n"
+      "            b = b.cuda()\n"
+      "step([1], True)\n";
+  gpulint::SourceFile source("step.py", text);
+  Tree tree = Tree::parse(source.text());
+  SemanticModel m(source.text(), tree.root());
+  gpulint::FileFacts facts = build_facts(m, source);
+  ASSERT_EQ(facts.created_then_moved.size(), 2u);
+  for (const auto& c : facts.created_then_moved) {
+    std::string_view created = std::string_view(text).substr(c.expression.start, c.expression.end - c.expression.start);
+    if (created == "torch.zeros(3)") {
+      EXPECT_TRUE(c.fix.empty());
+    } else {
+      EXPECT_EQ(created, "torch.ones(3)");
+      EXPECT_FALSE(c.fix.empty());
+    }
+  }
+}
+
 // An unbound `torch` is the torch package when a module outside torch's family is
 // star-imported (its global `torch` can only come from `import torch`); torch-family packages
 // do not export the name, so after `from torch import *` alone it stays undecided.

@@ -3544,12 +3544,63 @@ class Builder {
     return steps > 0 && is(e, "identifier") && t(e) == name;
   }
 
-  // True when the move `move`, inside statement `stmt`, runs whenever `stmt` runs: every
-  // `a if c else b` on the way has a condition whose values (constant_truth through
-  // evaluate: the file's call sites, `use_gpu=True` never passed False) all pick the move's
-  // side. Any other way to skip it (`and`/`or`, a lambda, a comprehension) or an undecidable
+  // The truth of `cond` on the runs gpulint's findings are about, those that train on a CUDA
+  // device: there `torch.cuda.is_available()` is true (torch/cuda/__init__.py, is_available:
+  // "Return a bool indicating if CUDA is currently available"), and so is a name or parameter
+  // every origin of which is such a condition (`cuda = torch.cuda.is_available()`,
+  // `train(use_gpu=torch.cuda.is_available())`), and `not` / `and` / `or` of them; any other
+  // condition as constant_truth decides it (through evaluate: the file's call sites). Sets
+  // `*assumes_gpu` when the answer relies on CUDA being available (a fix must then not make
+  // the code need CUDA on the runs where it is not). nullopt: it depends on the run otherwise.
+  std::optional<bool> truth_on_gpu(TSNode cond, const Scope* s, bool* assumes_gpu, int depth = 0) const {
+    cond = unparen(cond);
+    if (is_null(cond) || depth > 8) return std::nullopt;
+    if (is(cond, "not_operator")) {
+      auto v = truth_on_gpu(field(cond, "argument"), s, assumes_gpu, depth + 1);
+      if (v) return !*v;
+      return std::nullopt;
+    }
+    if (is(cond, "boolean_operator")) {
+      bool is_and = t(field(cond, "operator")) == "and";
+      auto l = truth_on_gpu(field(cond, "left"), s, assumes_gpu, depth + 1);
+      auto r = truth_on_gpu(field(cond, "right"), s, assumes_gpu, depth + 1);
+      // `a and b` is false when either is, true when both are; `or` the other way round.
+      if (is_and && ((l && !*l) || (r && !*r))) return false;
+      if (!is_and && ((l && *l) || (r && *r))) return true;
+      if (l && r) return is_and ? (*l && *r) : (*l || *r);
+      return std::nullopt;
+    }
+    if (is(cond, "call")) {
+      auto q = m_.callee_name(cond, s);
+      if (q && *q == "torch.cuda.is_available" && call_arguments(cond).empty()) {
+        if (assumes_gpu) *assumes_gpu = true;
+        return true;
+      }
+      return std::nullopt;
+    }
+    if (is(cond, "identifier")) {
+      auto os = m_.origins(cond, s);
+      std::optional<bool> r;
+      bool any = false;
+      for (const Origin& o : os) {
+        if (same(unparen(o.node), cond)) { any = false; break; }
+        auto v = truth_on_gpu(o.node, o.scope, assumes_gpu, depth + 1);
+        if (!v || (r && *r != *v)) return constant_truth(cond, s, 0, /*literals_only=*/false);
+        r = v;
+        any = true;
+      }
+      if (any) return r;
+    }
+    return constant_truth(cond, s, 0, /*literals_only=*/false);
+  }
+
+  // True when the move `move`, inside statement `stmt`, runs whenever `stmt` runs on a run
+  // that trains on a CUDA device: every `a if c else b` on the way has a condition that
+  // truth_on_gpu decides for the move's side (`use_gpu=True` never passed False, `cuda =
+  // torch.cuda.is_available()`; `*assumes_gpu` is set when that took CUDA being available).
+  // Any other way to skip it (`and`/`or`, a lambda, a comprehension) or an undecidable
   // condition: false.
-  bool move_unconditional(TSNode move, TSNode stmt, const Scope* s) const {
+  bool move_unconditional(TSNode move, TSNode stmt, const Scope* s, bool* assumes_gpu = nullptr) const {
     TSNode child = move;
     for (TSNode p = m_.parent(move); !is_null(p) && !same(child, stmt); child = p, p = m_.parent(p)) {
       if (is(p, "boolean_operator") || is(p, "lambda") || is(p, "list_comprehension") ||
@@ -3559,7 +3610,7 @@ class Builder {
       if (!is(p, "conditional_expression")) continue;
       auto parts = named_children(p);  // [consequence, condition, alternative]
       if (parts.size() != 3 || same(child, parts[1])) return false;
-      auto truth = constant_truth(parts[1], s, 0, /*literals_only=*/false);
+      auto truth = truth_on_gpu(parts[1], s, assumes_gpu);
       if (!truth || *truth != same(child, parts[0])) return false;
     }
     return true;
@@ -3609,37 +3660,51 @@ class Builder {
     // The statement holding the move, and its block.
     TSNode stmt = move;
     while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block")) stmt = m_.parent(stmt);
+    const TSNode move_stmt = stmt;
     TSNode block = m_.parent(stmt);
     if (!is(block, "block")) return;
     // Walking back from the move, each earlier statement of the block that mentions the name
     // must rebind it: to a transform of itself (keep walking) or to a host creation (found).
     // Anything else touching it — `buf[idx] = 1`, `buf.fill_(v)`, `f(buf)` — stays silent, so a
-    // buffer filled on the host before the move is never reported.
+    // buffer filled on the host before the move is never reported. A move in the body of an
+    // `if` taken on every run that trains on the GPU (`if cuda: m = m.cuda()` with `cuda =
+    // torch.cuda.is_available()`: truth_on_gpu) continues the walk before that `if`.
     TSNode creation{};
-    std::vector<TSNode> before;
-    for (auto ch : named_children(block)) {
-      if (same(ch, stmt)) break;
-      before.push_back(ch);
-    }
     std::string nm(t(name));
-    for (auto it = before.rbegin(); it != before.rend(); ++it) {
-      if (!mentions(*it, nm)) continue;
-      if (!is(*it, "expression_statement") || named_count(*it) != 1) return;
-      TSNode asg = named(*it, 0);
-      if (!is(asg, "assignment") || !is(unparen(field(asg, "left")), "identifier") ||
-          t(unparen(field(asg, "left"))) != nm)
-        return;
-      TSNode rhs = unparen(field(asg, "right"));
-      if (transform_of_name(rhs, nm)) continue;
-      creation = rhs;
-      break;
+    bool assumes_gpu = false;
+    for (int level = 0; is_null(creation); ++level) {
+      std::vector<TSNode> before;
+      for (auto ch : named_children(block)) {
+        if (same(ch, stmt)) break;
+        before.push_back(ch);
+      }
+      for (auto it = before.rbegin(); it != before.rend(); ++it) {
+        if (!mentions(*it, nm)) continue;
+        if (!is(*it, "expression_statement") || named_count(*it) != 1) return;
+        TSNode asg = named(*it, 0);
+        if (!is(asg, "assignment") || !is(unparen(field(asg, "left")), "identifier") ||
+            t(unparen(field(asg, "left"))) != nm)
+          return;
+        TSNode rhs = unparen(field(asg, "right"));
+        if (transform_of_name(rhs, nm)) continue;
+        creation = rhs;
+        break;
+      }
+      if (!is_null(creation)) break;
+      TSNode p = m_.parent(block);
+      if (level >= 3 || !is(p, "if_statement") || !same(block, field(p, "consequence"))) return;
+      auto truth = truth_on_gpu(field(p, "condition"), m_.scope_of(p), &assumes_gpu);
+      if (!truth || !*truth) return;
+      stmt = p;
+      block = m_.parent(p);
+      if (!is(block, "block")) return;
     }
     if (is_null(creation) || mentions(creation, nm)) return;
     TSNode factory{};
     if (!host_creation(creation, s, factory)) return;
     if (dead(creation)) return;
     if (!in_loop_within_function(move) && !in_module_forward(move)) return;
-    if (!move_unconditional(move, stmt, s)) return;
+    if (!move_unconditional(move, move_stmt, s, &assumes_gpu)) return;
     auto device = move_device(move, s);
     if (!device) return;
     if (!created_moved_.insert(creation.id).second) return;
@@ -3648,7 +3713,9 @@ class Builder {
     auto q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
     f.legacy_constructor = q && host_legacy_constructor(*q);
-    f.fix = device_argument_fix(factory, s, *device);
+    // Created on the device where the move was conditional on CUDA being available, the
+    // tensor would need CUDA on the runs without it: no fix then.
+    if (!assumes_gpu) f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
   std::unordered_set<const void*> created_moved_;
