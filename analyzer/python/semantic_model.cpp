@@ -1153,6 +1153,13 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
       if (fs == scope && !is_null(b.stmt) && start(b.stmt) > start(expr) &&
           (is_null(use_loop) || start(b.stmt) >= end(use_loop)))
         continue;
+      // A binding after the use reaches it only through the back edge of the use's loop, to
+      // the loop's head; a re-binding inside that loop on every path to the use (a dominating
+      // one, below) lies on that way too: `net = Net()`, `evaluate(net)`, then later in the
+      // same iteration `net = Net().to(device)` — the evaluation only ever sees the first.
+      if (fs == scope && !is_null(b.stmt) && start(b.stmt) > start(expr) && !is_null(use_loop) &&
+          killed_before > start(use_loop))
+        continue;
       // (The bound identifier's position: a parameter's binding statement is its whole def.)
       if (fs == scope && !is_null(b.target) && end(b.target) <= killed_before) continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value)) {
