@@ -14,8 +14,9 @@ constexpr RuleInfo kInfo{
     "A tensor created on the CPU inside a loop and then copied to the GPU",
     Severity::Warning, true, true, FixSafety::Unsafe,
     R"md(## What it does
-Finds tensor factory calls without `device=` that are moved to a CUDA device right away
-(`torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`) inside a loop, or inside the
+Finds tensor factory calls without `device=` that are moved to a CUDA device in the same
+expression (`torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, also through shape
+views and casts: `torch.rand(n).reshape(-1, 1).to(device)`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
 `h0 = torch.zeros(...).to(device)`). Legacy typed constructors (`torch.LongTensor(v).cuda()`)
 count too; they take no `device=`, so they are reported without a fix, as is a move written
@@ -28,9 +29,15 @@ Also through a name, over several statements of the same block: the tensor is cr
 the name rebinds it to an out-of-place transform of itself (casts, `masked_fill`, `transpose`,
 `view`/`reshape`, ...: `m = m.float().masked_fill(m == 0, float("-inf"))`), and then it is moved
 (`m = m.cuda()`, also `m = m.cuda() if use_gpu else m` when every value the condition can take,
-through the file's call sites, picks the move). A tensor written on the host in between
-(`buf[idx] = 1`, `buf.fill_(v)`, passed to a function), or a move under a condition gpulint
-cannot decide, is not reported.
+through the file's call sites, picks the move). A move under a condition that holds on every
+run that trains on the GPU counts as well: `torch.cuda.is_available()`, a name or parameter
+bound only to it (`cuda = torch.cuda.is_available()`, then `if cuda: m = m.cuda()` or
+`m.cuda() if cuda else m`), and `not`/`and`/`or` of such conditions; it is reported without a
+fix (created with `device=`, the tensor would need CUDA on the runs without it). A tensor
+written on the host in between (`buf[idx] = 1`, `buf.fill_(v)`, passed to a function), or a move
+under a condition gpulint cannot decide (a command-line flag, a parameter whose callers pass
+both values), is not reported. A `masked_fill` with a host mask between the creation and the
+move is reported without a fix (the mask would stay on the host).
 
 ## Why is this bad
 Each iteration allocates and fills the tensor in host memory, then copies it over the bus

@@ -294,6 +294,31 @@ TEST(PythonModel, CreatedThenMovedUnderCudaAvailableHasNoFix) {
   }
 }
 
+// Shape views and casts between a creation and its move in one expression keep it a host
+// creation with a fix; a `masked_fill` with a (host) mask in between keeps the finding but
+// loses the fix (the mask would stay on the host beside a device tensor).
+TEST(PythonModel, CreatedThenMovedThroughTransformsInOneExpression) {
+  std::string text =
+      "import torch\n"
+      "def step(batches):\n"
+      "    for v in batches:\n"
+      "        a = torch.rand(3).reshape(-1, 1).cuda()\n"
+      "        b = torch.ones(3).masked_fill(torch.rand(3) > 0.5, 0).cuda()\n";
+  gpulint::SourceFile source("step.py", text);
+  Tree tree = Tree::parse(source.text());
+  SemanticModel m(source.text(), tree.root());
+  gpulint::FileFacts facts = build_facts(m, source);
+  ASSERT_EQ(facts.created_then_moved.size(), 2u);
+  for (const auto& c : facts.created_then_moved) {
+    if (c.factory == "torch.rand") {
+      EXPECT_FALSE(c.fix.empty());
+    } else {
+      EXPECT_EQ(c.factory, "torch.ones");
+      EXPECT_TRUE(c.fix.empty());
+    }
+  }
+}
+
 // An unbound `torch` is the torch package when a module outside torch's family is
 // star-imported (its global `torch` can only come from `import torch`); torch-family packages
 // do not export the name, so after `from torch import *` alone it stays undecided.

@@ -46,8 +46,6 @@ const std::set<std::string_view> kHostTransforms = {
     "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
     "masked_fill", "transpose", "t", "permute", "view", "reshape", "unsqueeze", "squeeze",
     "contiguous", "clone", "expand", "repeat", "flip", "triu", "tril", "flatten"};
-const std::set<std::string_view> kDtypeCasts = {"float", "double", "half", "bfloat16", "long",
-                                                "int",   "short",  "bool", "byte",     "char"};
 // torch functions that join a sequence of tensors into one on their device (the inputs must
 // share one: https://pytorch.org/docs/stable/generated/torch.cat.html).
 const std::set<std::string_view> kConcatenating = {"cat", "concat", "concatenate", "stack", "hstack",
@@ -3437,10 +3435,7 @@ class Builder {
   // typed constructor, possibly through kHostTransforms methods, kHostTransformFunctions or a
   // comparison with a number (`torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`). Sets
   // `factory` to the allocating call. False for anything else (unknown stays silent).
-  // With `casts_only`, only dtype casts may follow the allocation (`torch.tensor(x).float()`
-  // is the creation with another dtype): what a one-expression `... .to(device)` reports.
-  bool host_creation(TSNode e, const Scope* s, TSNode& factory, bool casts_only = false,
-                     int depth = 0) const {
+  bool host_creation(TSNode e, const Scope* s, TSNode& factory, int depth = 0) const {
     if (depth > 16) return false;
     e = unparen(e);
     // `.type(torch.FloatTensor)`: a cast to a CPU tensor type keeps the tensor on the host
@@ -3454,7 +3449,7 @@ class Builder {
       return tq && host_legacy_constructor(*tq);
     };
     for (int i = 0; i < 32 && is(e, "call") &&
-                    ((casts_only ? kDtypeCasts : kHostTransforms).count(method_name(e, src_)) || host_type_cast(e));
+                    (kHostTransforms.count(method_name(e, src_)) || host_type_cast(e));
          ++i) {
       auto fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
       if (fq && starts_with(*fq, "torch.")) break;
@@ -3462,12 +3457,12 @@ class Builder {
       if (is_null(r)) return false;
       e = unparen(r);
     }
-    if (is(e, "comparison_operator") && !casts_only) {
+    if (is(e, "comparison_operator")) {
       auto ops = named_children(e);
       if (ops.size() != 2) return false;
       auto number = [](TSNode n) { n = unparen(n); return is(n, "integer") || is(n, "float"); };
-      if (number(ops[1])) return host_creation(ops[0], s, factory, false, depth + 1);
-      if (number(ops[0])) return host_creation(ops[1], s, factory, false, depth + 1);
+      if (number(ops[1])) return host_creation(ops[0], s, factory, depth + 1);
+      if (number(ops[0])) return host_creation(ops[1], s, factory, depth + 1);
       return false;
     }
     if (!is(e, "call")) return false;
@@ -3476,7 +3471,7 @@ class Builder {
     // Variable(x) (pre-0.4 code) is x itself since torch 0.4.
     if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") {
       auto a = positional_arguments(e);
-      return !a.empty() && host_creation(a[0], s, factory, casts_only, depth + 1);
+      return !a.empty() && host_creation(a[0], s, factory, depth + 1);
     }
     if (kFactories.count(*q) || host_legacy_constructor(*q)) {
       if (!is_null(keyword_arg(e, "device", src_))) return false;
@@ -3490,10 +3485,10 @@ class Builder {
       factory = e;
       return true;
     }
-    if (kHostTransformFunctions.count(*q) && !casts_only) {
+    if (kHostTransformFunctions.count(*q)) {
       if (!is_null(keyword_arg(e, "out", src_))) return false;
       auto a = positional_arguments(e);
-      return !a.empty() && host_creation(a[0], s, factory, false, depth + 1);
+      return !a.empty() && host_creation(a[0], s, factory, depth + 1);
     }
     return false;
   }
@@ -3735,7 +3730,9 @@ class Builder {
       }
       if (!is(r, "call")) continue;
       TSNode factory{};
-      if (!host_creation(r, s, factory, /*casts_only=*/true)) continue;
+      // Casts and shape transforms between the creation and the move (`torch.rand(n).reshape(-1,
+      // 1).to(device)`) leave it a host tensor that is then copied.
+      if (!host_creation(r, s, factory)) continue;
       if (!in_loop_within_function(c) && !in_module_forward(c)) continue;
       TSNode stmt = c;
       while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
@@ -3768,9 +3765,11 @@ class Builder {
       }
       if (meth == "cuda" && !call_arguments(c).empty()) simple = false;
       // `.type(torch.FloatTensor)` between the creation and the move would send a tensor
-      // created on the device back to the host: no fix then.
+      // created on the device back to the host, and `.masked_fill(mask, v)` would get a host
+      // mask beside a device tensor: no fix then. (Shape views and dtype casts work the same
+      // on the device.)
       for (TSNode x = r; simple && is(x, "call") && !same(x, factory); x = unparen(receiver(x)))
-        if (method_name(x, src_) == "type") simple = false;
+        if (method_name(x, src_) == "type" || method_name(x, src_) == "masked_fill") simple = false;
       CreatedThenMoved f;
       f.expression = {start(c), end(c)};
       auto q = m_.callee_name(factory, s);
