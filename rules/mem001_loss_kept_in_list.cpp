@@ -30,7 +30,11 @@ calls `backward()` once per call keeps what it adds to instance state
 (also through `pl.` aliases and the file's own base classes), which Lightning calls once per
 step with autograd on: `self.training_step_outputs.append(loss)`, where the loss comes from
 `self(x)`, `self.forward(x)`, `self.model(x)`, a loss attribute (`self.loss_func(out, y)`) or
-the module's other methods (`loss, outputs, y = self.common_step(batch, batch_idx)`). A tuple
+the module's other methods (`loss, outputs, y = self.common_step(batch, batch_idx)`). A model's
+output unpacked in a tuple assignment (`dist, value = model(state)` in an RL rollout) is
+attached element by element: for a class of the file, the elements its `forward()` returns that
+are not literals or detaching calls (`logits.argmax(1)`); for a `torch.nn` module (`nn.LSTM`),
+every element. A distribution's `sample()` is drawn without a graph (`rsample()` keeps it). A tuple
 or dict appended keeps its attached elements (`self.outputs.append((out, y))`,
 `outputs.append({"loss": loss})`); the fix detaches each of them. A loss that a step
 function back-propagates and returns (`loss.backward(); return loss`) is still attached in

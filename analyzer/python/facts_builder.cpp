@@ -80,7 +80,11 @@ const std::set<std::string_view> kDetaching = {
     // Results without grad_fn: indices, comparisons, integer/bool casts, shape queries.
     "argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "equal", "allclose",
     "isnan", "isinf", "isfinite", "nonzero", "count_nonzero", "long", "int", "bool", "byte",
-    "short", "round", "floor", "ceil", "sign", "size", "numel", "dim", "all", "any"};
+    "short", "round", "floor", "ceil", "sign", "size", "numel", "dim", "all", "any",
+    // A distribution's sample() draws under no_grad (torch/distributions/distribution.py,
+    // Distribution.sample: "with torch.no_grad(): return self.rsample(sample_shape)"; the
+    // concrete distributions without rsample draw without a graph too). rsample() keeps it.
+    "sample"};
 
 const std::set<std::string> kLossFunctions = {
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -2848,6 +2852,45 @@ class Builder {
     return false;
   }
 
+  // Per element of a model's output unpacked in a tuple assignment (`dist, value = model(s)`,
+  // `out, (h, c) = lstm(x)`): true where the element holds a graph when computed with autograd
+  // on. For a class of this file, what its forward() returns, element by element: everything
+  // but literals, None and detaching calls (`logits.argmax(1)`, `x.detach()`); a forward
+  // decorated with no_grad/inference_mode (or a decorator gpulint cannot read) gives nothing.
+  // For a torch.nn module (nn.LSTM, nn.GRU, nn.MultiheadAttention), every element: they return
+  // outputs and states computed from their parameters. Empty when the shape is unknown or the
+  // model comes from code gpulint cannot read.
+  std::vector<bool> model_output_elements(TSNode call, std::size_t n, const Scope* s) const {
+    const ModelInfo* mi = model_for_callee(field(call, "function"), s);
+    if (!mi || mi->opaque || !is(mi->origin, "call")) return {};
+    const Scope* os = m_.scope_of(mi->origin);
+    TSNode cls = local_class(mi->origin, os);
+    if (is_null(cls)) {
+      auto q = m_.callee_name(mi->origin, os);
+      if (q && starts_with(*q, "torch.nn.")) return std::vector<bool>(n, true);
+      return {};
+    }
+    TSNode def = class_method(cls, "forward");
+    if (is_null(def)) return {};
+    if (TSNode decorated = m_.parent(def); is(decorated, "decorated_definition"))
+      for (TSNode d : named_children(decorated))
+        if (is(d, "decorator")) return {};
+    std::vector<bool> out;
+    for (TSNode v : m_.returned_values(def)) {
+      v = unparen(v);
+      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
+      if (elems.size() != n || (!out.empty() && out.size() != n)) return {};
+      out.resize(n, false);
+      for (std::size_t i = 0; i < n; ++i) {
+        TSNode e = unparen(elems[i]);
+        bool held = !(is(e, "integer") || is(e, "float") || is(e, "none") || is(e, "string") ||
+                      is(e, "true") || is(e, "false") || (is(e, "call") && kDetaching.count(method_name(e, src_))));
+        if (held) out[i] = true;
+      }
+    }
+    return out;
+  }
+
   // `F.softmax(out, dim=1)`, `torch.sigmoid(out)`: a torch function of an attached tensor
   // computes an attached result (it records a grad_fn). Not the functions whose results carry
   // no graph (kDetaching's names: argmax, eq, round …) nor those returning (values, indices)
@@ -3248,6 +3291,15 @@ class Builder {
                 std::vector<TSNode> ids;
                 collect_identifiers(left, ids);
                 for (auto id : ids) att.erase(std::string(t(id)));
+                // `dist, value = model(state)`: the elements the model's forward returns attached.
+                TSNode rc = unparen(right);
+                if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && is(rc, "call") && !under_no_grad(ch)) {
+                  auto elems = named_children(left);
+                  auto held = model_output_elements(rc, elems.size(), s);
+                  if (held.size() == elems.size())
+                    for (std::size_t i = 0; i < elems.size(); ++i)
+                      if (held[i] && is(unparen(elems[i]), "identifier")) att.insert(std::string(t(unparen(elems[i]))));
+                }
               }
               // `train_loss, acc = self._train_epoch()` where that method returns an attached sum.
               if (is(unparen(right), "call")) {
