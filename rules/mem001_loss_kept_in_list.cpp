@@ -34,7 +34,10 @@ the module's other methods (`loss, outputs, y = self.common_step(batch, batch_id
 output unpacked in a tuple assignment (`dist, value = model(state)` in an RL rollout) is
 attached element by element: for a class of the file, the elements its `forward()` returns that
 are not literals or detaching calls (`logits.argmax(1)`); for a `torch.nn` module (`nn.LSTM`),
-every element. A distribution's `sample()` is drawn without a graph (`rsample()` keeps it). A tuple
+every element. So is what a function of the file returns from a model call it makes with
+autograd on (an evaluation helper `def predict(x): out = model(x); return out.argmax(1), out`):
+an evaluation loop calling it counts as calling the model. A distribution's `sample()` is drawn
+without a graph (`rsample()` keeps it). A tuple
 or dict appended keeps its attached elements (`self.outputs.append((out, y))`,
 `outputs.append({"loss": loss})`); the fix detaches each of them. A loss that a step
 function back-propagates and returns (`loss.backward(); return loss`) is still attached in

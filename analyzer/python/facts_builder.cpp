@@ -2622,6 +2622,9 @@ class Builder {
     visit(field(loop, "body"), [&](TSNode n) {
       if (calls_model || !is(n, "call")) return;
       if (model_for_callee(field(n, "function"), m_.scope_of(n))) calls_model = true;
+      // Through an evaluation helper of the file that returns the model's output.
+      const auto& r = returned_model_outputs(m_.resolve_local_function(n, m_.scope_of(n)));
+      if (std::find(r.begin(), r.end(), true) != r.end()) calls_model = true;
     });
     if (!calls_model) return false;
     // A loop inside a training step (`for t in range(3): total = total + loss_t` before
@@ -2845,6 +2848,7 @@ class Builder {
       }
       const ModelInfo* mi = model_for_callee(fn, s);
       if (mi) return true;
+      if (const auto& r = returned_model_outputs(m_.resolve_local_function(e, s)); r.size() == 1 && r[0]) return true;
       if (q && attached_torch_function(e, *q, s, att)) return true;
       if (!is_null(r) && model_method_output(e, s)) return true;
       return false;
@@ -2890,6 +2894,46 @@ class Builder {
     }
     return out;
   }
+
+  // Per element of what a function of this file returns (`return batch_pred, output_tensor`):
+  // true where the element is a model's output computed in the function with autograd on —
+  // the model call itself, or a name every origin of which in the function is one — so the
+  // caller gets it attached when it calls the function with autograd on (an evaluation helper
+  // `def eval_pred(x): out = model(x); return out.argmax(1), out`). Not for a function with
+  // decorators (no_grad, or one gpulint cannot read), nor elements computed under no_grad or
+  // detached. Empty when the function is unknown, returns nothing or differently shaped
+  // values. Memoised per function definition.
+  const std::vector<bool>& returned_model_outputs(TSNode def) const {
+    static const std::vector<bool> kNone;
+    if (is_null(def)) return kNone;
+    auto memo = returned_model_outputs_.find(def.id);
+    if (memo != returned_model_outputs_.end()) return memo->second;
+    std::vector<bool> out;
+    TSNode decorated = m_.parent(def);
+    bool plain = !is(decorated, "decorated_definition");
+    const Scope* fs = m_.function_scope(def);
+    auto model_call = [&](TSNode e) {
+      e = unparen(e);
+      return is(e, "call") && !under_no_grad(e) && model_for_callee(field(e, "function"), m_.scope_of(e)) != nullptr;
+    };
+    for (TSNode v : plain && fs ? m_.returned_values(def) : std::vector<TSNode>{}) {
+      v = unparen(v);
+      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
+      if (!out.empty() && out.size() != elems.size()) { out.clear(); break; }
+      out.resize(elems.size(), false);
+      for (std::size_t i = 0; i < elems.size(); ++i) {
+        TSNode e = unparen(elems[i]);
+        if (model_call(e)) { out[i] = true; continue; }
+        if (!is(e, "identifier")) continue;
+        auto os = m_.origins(e, fs);
+        bool all = !os.empty();
+        for (const Origin& o : os) all = all && model_call(o.node);
+        if (all) out[i] = true;
+      }
+    }
+    return returned_model_outputs_.emplace(def.id, std::move(out)).first->second;
+  }
+  mutable std::unordered_map<const void*, std::vector<bool>> returned_model_outputs_;
 
   // `F.softmax(out, dim=1)`, `torch.sigmoid(out)`: a torch function of an attached tensor
   // computes an attached result (it records a grad_fn). Not the functions whose results carry
@@ -3296,6 +3340,7 @@ class Builder {
                 if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && is(rc, "call") && !under_no_grad(ch)) {
                   auto elems = named_children(left);
                   auto held = model_output_elements(rc, elems.size(), s);
+                  if (held.empty()) held = returned_model_outputs(m_.resolve_local_function(rc, s));
                   if (held.size() == elems.size())
                     for (std::size_t i = 0; i < elems.size(); ++i)
                       if (held[i] && is(unparen(elems[i]), "identifier")) att.insert(std::string(t(unparen(elems[i]))));
