@@ -68,8 +68,11 @@ loop, directly or through such functions (an agent's `train_step()` in Agent.cpp
 main.cpp's game loop calls, also where a missing header leaves only the agent object and the
 method's name to find it by): `gpulint check` decides that once every file is analysed, the
 editor and `audit` (one file at a time) stay silent on it, and `--fix` leaves it alone. A
-function called only before or after a loop is not, nor is one that runs a training loop. `torch::from_blob` is not a
-factory (it wraps host memory).
+function called only before or after a loop is not, nor is one that runs a training loop. A
+training-step function — one that calls `backward()` outside any loop of its own (a DQN agent's
+`train_step()` in a header, whoever calls it) — runs once per step by definition, so what it
+creates counts wherever it is called from. `torch::from_blob` is not a factory (it wraps host
+memory).
 
 ## Measured cost
 One extra host-to-device copy and a host-side allocation per iteration; the copy from

@@ -46,7 +46,9 @@ Accelerate `Accelerator` / Lightning `Fabric` (`accelerator.backward(loss)`); th
 function of the file whose result is back-propagated (a hand-written `def dice_loss(pred, y)`)
 are attached wherever it is called. In LibTorch C++ a call of a function of the file that
 returns an attached tensor (a trainer's `compute_td_loss()` that back-propagates its loss and
-returns it) is attached where it is called, with autograd on. The same holds for a trainer
+returns it) is attached where it is called, with autograd on. `losses[i] = loss` into a tensor
+preallocated outside the loop keeps the graph too: assigning to an indexed view is at::Tensor's
+`copy_`, recorded in the whole tensor's graph. The same holds for a trainer
 class's data members (`std::vector<at::Tensor>` / `std::deque<at::Tensor>` / `at::Tensor`
 fields): `losses_.push_back(loss)`, `this->history.push_back(loss)`, `total_loss_ += loss` in a
 training loop or in a per-step member function, unless the member is cleared, reset or

@@ -455,6 +455,50 @@ TEST(CppCompileFlags, ACompileCommandsJsonWrittenForGppIsAnalysed) {
   EXPECT_NE(notes[0].find("-fconcepts-diagnostics-depth=3"), std::string::npos) << notes[0];
 }
 
+// A project built as C++14 (`set(CMAKE_CXX_STANDARD 14)`, LibTorch 1.x's minimum) gets the same
+// findings as the fallback flags' C++17: before C++17 a by-value argument or a returned
+// temporary is wrapped in an elidable copy construction that C++17 elides from the AST, and the
+// matchers must see through it (`torch::zeros(n).to(device)` was missed). Every single-file
+// .cpp fixture, analysed through a compile_commands.json that says -std=gnu++14.
+TEST(CppCompileFlags, Cpp14ProjectGetsTheFixturesExpectedFindings) {
+  gpulint::testing::TempDir dir;
+  std::vector<fs::path> files;
+  for (const auto& rel : cpp_fixtures()) {
+    fs::path f = kRoot / rel;
+    bool in_program = fs::relative(f, kRoot / "fixtures/cpp").parent_path().has_parent_path();
+    std::string text = read(f);
+    if (in_program || f.extension() != ".cpp" || text.find("// fixture-missing-header:") != std::string::npos) continue;
+    fs::path copy = dir.path() / (f.parent_path().filename().string() + "_" + f.filename().string());
+    fs::copy_file(f, copy);
+    files.push_back(copy);
+  }
+  ASSERT_GE(files.size(), 20u);
+  std::ofstream db(dir.path() / "compile_commands.json");
+  db << "[";
+  for (std::size_t i = 0; i < files.size(); ++i)
+    db << (i ? ",\n" : "") << "{\"directory\": \"" << dir.path().string() << "\", \"file\": \"" << files[i].string()
+       << "\", \"command\": \"/usr/bin/c++ -isystem /usr/include/torch/csrc/api/include -std=gnu++14 -c "
+       << files[i].string() << "\"}";
+  db << "]\n";
+  db.close();
+  cpp::CppOptions o;
+  o.build_dir = dir.path().string();
+  o.note = [](const std::string&) {};
+  std::string err;
+  auto p = cpp::CppProject::open(o, &err);
+  ASSERT_TRUE(p) << err;
+  for (const fs::path& f : files) {
+    std::string text = read(f);
+    auto r = p->analyze(SourceFile(f.string(), text), FileSettings::all_rules_enabled());
+    ASSERT_FALSE(r.error) << *r.error;
+    EXPECT_FALSE(r.syntax_error) << f.filename() << ": " << r.syntax_error->message;
+    SourceFile src(f.string(), text);
+    std::set<std::pair<uint32_t, std::string>> got;
+    for (const auto& d : r.diagnostics) got.insert({src.line_of(d.start) + 1, d.code});
+    EXPECT_EQ(got, expectations(text)) << f.filename();
+  }
+}
+
 // CMake's target_precompile_headers built with g++: `-include …/cmake_pch.hxx` in the command
 // and GCC's `cmake_pch.hxx.gch` beside it, which clang would otherwise try to load as its own.
 TEST(CppCompileFlags, GccPrecompiledHeaderBesideAnIncludeIsIgnored) {

@@ -535,6 +535,12 @@ class Builder {
   // step: a named function (not main(), not a lambda, its address not taken here) that runs no
   // training loop of its own. Empty otherwise: the finding is dropped.
   std::string cross_file_candidate(const Stmt* s);
+  // True when `s` is in a training-step function: one that calls backward() outside any loop
+  // of its own and has none that does (`void train_step() { ...; loss.backward();
+  // optimizer.step(); }`, a DQN agent's update). Each call of it is one step, wherever it is
+  // called from (another file, or code not written yet), so what it creates, it creates once
+  // per step.
+  bool in_step_function(const Stmt* s);
   // The method a call clang could not resolve names, when clang kept its object but not the
   // method: `agent.act(state)` where `state`'s type comes from a header that is missing (the
   // callee is then a RecoveryExpr around `agent`). The method is looked up by the identifier
@@ -892,6 +898,16 @@ std::string Builder::cross_file_candidate(const Stmt* s) {
   index_call_sites();
   if (escaped_.count(fn->getCanonicalDecl())) return {};
   return function_key(fn);
+}
+
+bool Builder::in_step_function(const Stmt* s) {
+  const FunctionDecl* fn = enclosing_function(DynTypedNode::create(*s));
+  if (!fn || fn->isMain() || !fn->getBody() || runs_training_loop(fn->getBody())) return false;
+  std::vector<const CallExpr*> calls;
+  backward_calls(fn->getBody(), calls);
+  for (const CallExpr* c : calls)
+    if (!enclosing_loop(c) && enclosing_function(DynTypedNode::create(*c)) == fn) return true;
+  return false;
 }
 
 void Builder::collect_cross_file(FileFacts& f) {
@@ -1587,7 +1603,7 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     if (auto* v = dyn_cast_or_null<CXXMemberCallExpr>(fcall)) fcall = dyn_cast<CallExpr>(strip(v->getImplicitObjectArgument()));
     if (!fcall || isa<CXXMemberCallExpr>(fcall) || !fcall->getDirectCallee()) continue;
     std::string needs_call_in_loop;
-    if (!enclosing_loop(mv) && !called_from_loop(DynTypedNode::create(*mv))) {
+    if (!enclosing_loop(mv) && !called_from_loop(DynTypedNode::create(*mv)) && !in_step_function(mv)) {
       needs_call_in_loop = cross_file_candidate(mv);
       if (needs_call_in_loop.empty()) continue;
     }
@@ -1595,7 +1611,9 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     std::string device;
     if (!cuda) {
       if (mv->getNumArgs() < 1) continue;
-      const Expr* a = mv->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      // (strip: before C++17 a by-value argument is an elidable copy of the temporary the
+      // conversion builds — `TensorOptions(device)` — not that conversion itself.)
+      const Expr* a = strip(mv->getArg(0));
       // Only a device argument (torch::Device / DeviceType), not a dtype or TensorOptions.
       const Expr* inner = a;
       if (auto* c = dyn_cast<CXXConstructExpr>(a); c && c->getNumArgs() >= 1 && !isa<CXXTemporaryObjectExpr>(c))
@@ -1802,6 +1820,19 @@ void Builder::collect_kept_tensors(FileFacts& f) {
   }
   for (const CXXOperatorCallExpr* op : sums) {
     if (op->getNumArgs() != 2) continue;
+    // `losses[i] = loss` into a tensor preallocated outside the loop: assigning to the indexed
+    // view (a temporary) is at::Tensor's rvalue `operator=`, which copies into it
+    // (ATen/core/TensorBody.h: `Tensor& operator=(const Tensor &rhs) && { return copy_(rhs); }`);
+    // copy_ of an attached value records the copy in the whole tensor's graph (CopySlices), so
+    // the preallocated tensor holds every step's graph.
+    if (auto* sub = dyn_cast<CXXOperatorCallExpr>(strip(op->getArg(0)));
+        sub && sub->getOperator() == OO_Subscript && sub->getNumArgs() == 2) {
+      const VarDecl* tv = root_var(sub->getArg(0));
+      if (tv && is_tensor_type(tv->getType()) && isa<DeclRefExpr>(strip(sub->getArg(0))) &&
+          is_tensor_type(strip(op->getArg(1))->getType()))
+        consider(op, sub->getArg(0), op->getArg(1), KeptGraphTensor::How::SubscriptStore);
+      continue;
+    }
     const VarDecl* cv = root_var(op->getArg(0));
     const FieldDecl* field = member_field(op->getArg(0));
     bool var_total = cv && is_tensor_type(cv->getType()) && isa<DeclRefExpr>(strip(op->getArg(0)));
