@@ -71,8 +71,9 @@ editor and `audit` (one file at a time) stay silent on it, and `--fix` leaves it
 function called only before or after a loop is not, nor is one that runs a training loop. A
 training-step function — one that calls `backward()` outside any loop of its own (a DQN agent's
 `train_step()` in a header, whoever calls it) — runs once per step by definition, so what it
-creates counts wherever it is called from. `torch::from_blob` is not a factory (it wraps host
-memory).
+creates counts wherever it is called from. In C++ a view or an in-place fill between the
+creation and the move (`torch::empty({n}).uniform_(0.8, 1.0).to(device)`) is still the host
+tensor being moved. `torch::from_blob` is not a factory (it wraps host memory).
 
 ## Measured cost
 One extra host-to-device copy and a host-side allocation per iteration; the copy from

@@ -1588,10 +1588,17 @@ void Builder::collect_created_then_moved(FileFacts& f) {
       "::torch::eye", "::torch::tensor"))));
   // Not torch::from_blob: it wraps memory the program already holds on the host, so it cannot
   // be created on the device (a device option would declare that pointer device memory).
-  // A view between the creation and the move (`torch::tensor(v).reshape({n, 4})`) is still
-  // the CPU tensor being moved.
+  // A view between the creation and the move (`torch::tensor(v).reshape({n, 4})`), or an
+  // in-place fill of the fresh tensor (`torch::empty({n}).uniform_(0.8, 1.0)`: the random
+  // numbers are drawn on the host), is still the CPU tensor being moved.
+  static const std::vector<llvm::StringRef> kBetween = [] {
+    std::vector<llvm::StringRef> v(std::begin(kAliasingTensorMethods), std::end(kAliasingTensorMethods));
+    for (llvm::StringRef fill : {"uniform_", "normal_", "fill_", "zero_", "random_", "bernoulli_", "exponential_"})
+      v.push_back(fill);
+    return v;
+  }();
   auto view = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(kAliasingTensorMethods)), ofClass(hasName("::at::Tensor")))),
+      callee(cxxMethodDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(kBetween)), ofClass(hasName("::at::Tensor")))),
       on(ignoringImplicit(ignoringParens(factory))));
   auto moves = nodes<CXXMemberCallExpr>(GPULINT_MATCH(cxxMemberCallExpr(
       callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(hasName("::at::Tensor")))),
