@@ -560,6 +560,15 @@ const std::vector<Binding>* SemanticModel::lookup(std::string_view name, const S
 }
 
 std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scope* scope) const {
+  auto key = std::make_pair(static_cast<const void*>(expr.id), scope);
+  auto memo = qualified_memo_.find(key);
+  if (memo != qualified_memo_.end()) return memo->second;
+  auto q = qualified_name_uncached(expr, scope);
+  qualified_memo_.emplace(key, q);
+  return q;
+}
+
+std::optional<std::string> SemanticModel::qualified_name_uncached(TSNode expr, const Scope* scope) const {
   for (int guard = 0; guard < kMaxDepth; ++guard) {
     expr = unparen(expr);
     if (is(expr, "identifier")) {
@@ -1114,6 +1123,16 @@ bool SemanticModel::dominates(TSNode binding_stmt, TSNode use) const {
 }
 
 std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int depth) const {
+  if (origins_active_ != 0 || !unpacking_.empty()) return origins_uncached(expr, scope, depth);
+  OriginsKey key{expr.id, scope, depth};
+  auto memo = origins_memo_.find(key);
+  if (memo != origins_memo_.end()) return memo->second;
+  auto out = origins_uncached(expr, scope, depth);
+  origins_memo_.emplace(key, out);
+  return out;
+}
+
+std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* scope, int depth) const {
   // The outermost origins query (whatever its entry point) gives unpacked_return_origins its
   // budget of expansions for the whole query.
   struct Query {

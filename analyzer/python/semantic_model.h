@@ -64,6 +64,15 @@ struct Origin {
   const Scope* scope = nullptr;
 };
 
+/// Hash of a (syntax node id, scope) pair: the key of per-node memos (a node's `id` is unique
+/// within one tree).
+struct NodeScopeHash {
+  std::size_t operator()(const std::pair<const void*, const Scope*>& k) const noexcept {
+    std::size_t a = std::hash<const void*>()(k.first), b = std::hash<const void*>()(k.second);
+    return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  }
+};
+
 class SemanticModel {
  public:
   /// Builds the model for a parsed module. `src` and the tree must outlive the model.
@@ -196,6 +205,30 @@ class SemanticModel {
   std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_argparse(TSNode attribute, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_param(const Binding& b, int depth) const;
+  std::optional<std::string> qualified_name_uncached(TSNode expr, const Scope* scope) const;
+
+  /// qualified_name memo: (expression node id, scope) -> answer. The model is read-only after
+  /// construction, so an answer never changes; the facts builder and the rules ask for the same
+  /// callees many times (every pass over the calls re-resolves them).
+  mutable std::unordered_map<std::pair<const void*, const Scope*>, std::optional<std::string>, NodeScopeHash>
+      qualified_memo_;
+  std::vector<Origin> origins_uncached(TSNode expr, const Scope* scope, int depth) const;
+  /// origins memo for outermost queries (none running, no unpacking under way): such a query
+  /// starts from the same state every time (a fresh expansion budget), so its answer depends on
+  /// (expression node id, scope, depth) alone. Nested queries share the running query's budget
+  /// and are not memoised.
+  struct OriginsKey {
+    const void* node;
+    const Scope* scope;
+    int depth;
+    bool operator==(const OriginsKey& o) const { return node == o.node && scope == o.scope && depth == o.depth; }
+  };
+  struct OriginsKeyHash {
+    std::size_t operator()(const OriginsKey& k) const noexcept {
+      return NodeScopeHash()({k.node, k.scope}) * 31 + static_cast<std::size_t>(k.depth);
+    }
+  };
+  mutable std::unordered_map<OriginsKey, std::vector<Origin>, OriginsKeyHash> origins_memo_;
 
   std::string_view src_;
   TSNode root_;
