@@ -118,7 +118,9 @@ bool is_def(TSNode n) {
 }
 
 // Visits every node under `n` (not into nested function/class definitions or lambdas).
-void visit(TSNode n, const std::function<void(TSNode)>& f, int depth = 0) {
+// A template (not std::function): the loop analyses call it on every loop body.
+template <class F>
+void visit(TSNode n, const F& f, int depth = 0) {
   if (depth > 2000) return;
   f(n);
   for_each_named_child(n, [&](TSNode ch) {
@@ -152,6 +154,7 @@ class Builder {
     facts_.gpu_intent = gpu_intent_;
     facts_.trains = trains_;
     find_models();
+    models_final_ = true;
     find_loaders();
     analyse_loops();
     build_dev001_fixes();
@@ -893,7 +896,24 @@ class Builder {
     std::vector<const ModelInfo*> models;
     bool untrained_module = false;
   };
-  CalleeModels callee_models(TSNode callee, const Scope* s) const {
+  // Memoised per (callee node, scope) once find_models has built every model (the answer
+  // depends on models_ and the read-only semantic model alone; the loop analyses, DEV001's fix
+  // and MEM001 ask for the same callees many times).
+  const CalleeModels& callee_models(TSNode callee, const Scope* s) const {
+    auto key = std::make_pair(static_cast<const void*>(callee.id), s);
+    if (models_final_) {
+      auto memo = callee_models_memo_.find(key);
+      if (memo != callee_models_memo_.end()) return memo->second;
+      return callee_models_memo_.emplace(key, callee_models_uncached(callee, s)).first->second;
+    }
+    callee_models_scratch_ = callee_models_uncached(callee, s);
+    return callee_models_scratch_;
+  }
+  bool models_final_ = false;
+  mutable std::unordered_map<std::pair<const void*, const Scope*>, CalleeModels, NodeScopeHash>
+      callee_models_memo_;
+  mutable CalleeModels callee_models_scratch_;
+  CalleeModels callee_models_uncached(TSNode callee, const Scope* s) const {
     CalleeModels out;
     callee = unparen(callee);
     // `model.forward(x)` runs the same forward as `model(x)` (without the hooks).
@@ -952,7 +972,7 @@ class Builder {
   // The model a callee refers to (by origin or by a name that held it): the first of
   // callee_models, or null.
   const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
-    auto cm = callee_models(callee, s);
+    const auto& cm = callee_models(callee, s);
     return cm.models.empty() ? nullptr : cm.models.front();
   }
   // The model a callee refers to when every model it may refer to is on CUDA and no untrained
@@ -960,7 +980,7 @@ class Builder {
   // module level to a fresh CPU model that the notebook evaluates: which one a later `net(x)`
   // calls is not decided here).
   const ModelInfo* cuda_model_for_callee(TSNode callee, const Scope* s) const {
-    auto cm = callee_models(callee, s);
+    const auto& cm = callee_models(callee, s);
     if (cm.models.empty() || cm.untrained_module) return nullptr;
     for (const ModelInfo* m : cm.models)
       if (!m->on_cuda) return nullptr;
