@@ -440,7 +440,18 @@ class Builder {
 
   // True when the subtree calls .to()/.cuda() or passes device= (it may put data on a GPU).
   // Descends into nested definitions too: a dataset class's methods are what matter.
-  bool moves_to_device(TSNode n, int depth = 0) const {
+  // Memoised per node: find_loaders asks it of the same dataset classes and collate functions
+  // for every loader that uses them (the answer depends on the subtree and the read-only
+  // semantic model alone).
+  bool moves_to_device(TSNode n) const {
+    auto memo = moves_to_device_.find(n.id);
+    if (memo != moves_to_device_.end()) return memo->second;
+    bool r = moves_to_device(n, 0);
+    moves_to_device_.emplace(n.id, r);
+    return r;
+  }
+  mutable std::unordered_map<const void*, bool> moves_to_device_;
+  bool moves_to_device(TSNode n, int depth) const {
     if (depth > 200) return false;
     // A device every value of which is the host (`device = "cpu"`) moves nothing to an
     // accelerator.
