@@ -202,7 +202,7 @@ class Builder {
   std::vector<std::pair<TSNode, std::vector<int>>> drawn_beside_header_;
 
   std::string_view t(TSNode n) const { return text(n, src_); }
-  std::optional<std::string> qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
+  const std::optional<std::string>& qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
 
   bool values_cuda(const std::vector<Value>& vs) const {
     for (const auto& v : vs) if (is_cuda_device(v)) return true;
@@ -314,7 +314,7 @@ class Builder {
       if (!is(stmt, "expression_statement")) continue;
       TSNode block = m_.parent(stmt);
       if (!(is(block, "block") || is(block, "module")) || end(stmt) >= end(block)) continue;
-      auto q = m_.callee_name(c, m_.scope_of(c));
+      const auto& q = m_.callee_name(c, m_.scope_of(c));
       if (q && (*q == "builtins.exit" || *q == "builtins.quit" || *q == "sys.exit" || *q == "os._exit"))
         after_exit_.emplace_back(end(stmt), end(block));
     }
@@ -349,7 +349,7 @@ class Builder {
     for (TSNode c : m_.calls()) {
       if (dead(c)) continue;
       const Scope* s = m_.scope_of(c);
-      auto q = m_.callee_name(c, s);
+      const auto& q = m_.callee_name(c, s);
       std::string_view meth = method_name(c, src_);
       if (q) {
         if (starts_with(*q, "torch.cuda.")) gpu_intent_ = true;
@@ -384,7 +384,7 @@ class Builder {
   // A call gpulint cannot see into: an imported (non-builtin) callable, not a local one.
   bool is_opaque_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     if (!q) {
       if (imported_registry_entry(field(call, "function"), s)) return true;
       // `Head(...)` from one of several star imports (`from models import *`): unresolvable,
@@ -410,7 +410,7 @@ class Builder {
     bool any = false;
     for (auto pair : named_children(dict)) {
       if (!is(pair, "pair")) return false;
-      auto q = m_.qualified_name(field(pair, "value"), fs);
+      const auto& q = m_.qualified_name(field(pair, "value"), fs);
       if (!q || starts_with(*q, "local.") || starts_with(*q, "builtins.")) return false;
       any = true;
     }
@@ -419,7 +419,7 @@ class Builder {
 
   bool is_module_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     if (!q) return false;
     if (is_wrapper(call, s)) return true;
     if (starts_with(*q, "local.")) return !is_null(local_class(call, s));
@@ -488,7 +488,7 @@ class Builder {
 
   // nn.DataParallel / DistributedDataParallel / torch.compile wrap a model built elsewhere.
   bool is_wrapper(TSNode call, const Scope* s) const {
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     return q && (*q == "torch.nn.DataParallel" || *q == "torch.nn.parallel.DistributedDataParallel" ||
                  *q == "torch.nn.parallel.DataParallel" || *q == "torch.compile" ||
                  *q == "torch.nn.parallel.DistributedDataParallel");
@@ -498,7 +498,7 @@ class Builder {
   // batches are fine for the model call (https://pytorch.org/docs/stable/generated/torch.nn.DataParallel.html:
   // "splitting the input across the specified devices").
   bool is_data_parallel(TSNode call, const Scope* s) const {
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     return q && (*q == "torch.nn.DataParallel" || *q == "torch.nn.parallel.DataParallel" ||
                  *q == "torch.nn.parallel.data_parallel.DataParallel");
   }
@@ -513,7 +513,7 @@ class Builder {
     bool found = false;
     visit(scope_node, [&](TSNode n) {
       if (found || !is(n, "call") || is_null(keyword_arg(n, "device", src_))) return;
-      auto q = m_.callee_name(n, m_.scope_of(n));
+      const auto& q = m_.callee_name(n, m_.scope_of(n));
       if (q && starts_with(*q, "torch.nn.")) found = true;
     });
     return found;
@@ -580,7 +580,7 @@ class Builder {
     std::unordered_set<const void*> seen;
     for (TSNode c : m_.calls()) {
       const Scope* s = m_.scope_of(c);
-      auto q = m_.callee_name(c, s);
+      std::optional<std::string> q = m_.callee_name(c, s);
       if (!q || !starts_with(*q, "torch.optim.")) q = optimizer_class_through_name(c, s);
       if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) continue;
       // X.parameters() anywhere in the optimizer's arguments, or in what a name passed to it
@@ -729,7 +729,7 @@ class Builder {
     for (const auto& o : m_.origins(fn, s)) {
       // `optimizer = optimizer(model.parameters())` rebinds the name to this very call.
       if (contains(o.node, call)) continue;
-      auto q = m_.qualified_name(unparen(o.node), o.scope);
+      const auto& q = m_.qualified_name(unparen(o.node), o.scope);
       if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) return std::nullopt;
       found = q;
     }
@@ -753,7 +753,7 @@ class Builder {
   // a library function that never places modules, or a function of this file whose body
   // never calls .to()/.cuda() on the parameter that receives it (nor hands it on).
   bool passes_without_placing(TSNode call, const Scope* s, TSNode arg) const {
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     std::string_view meth = method_name(call, src_);
     if (meth == "to" || meth == "cuda") return false;
     if (q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.") || starts_with(*q, "torchvision.") ||
@@ -798,7 +798,7 @@ class Builder {
   }
 
   bool passes_without_placing_shallow(TSNode call) const {
-    auto q = m_.callee_name(call, m_.scope_of(call));
+    const auto& q = m_.callee_name(call, m_.scope_of(call));
     return q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.optim.") || *q == "torch.save");
   }
 
@@ -1024,14 +1024,14 @@ class Builder {
     if (method_name(call, src_) == "backward" && !is_null(r)) {
       for (const auto& o : m_.origins(r, s)) {
         if (!is(o.node, "call")) continue;
-        auto q = m_.callee_name(o.node, o.scope);
+        const auto& q = m_.callee_name(o.node, o.scope);
         // (canonical_name folds accelerate.accelerator.* and lightning_fabric.* into these)
         if (q && (*q == "accelerate.Accelerator" || *q == "lightning.Fabric" || *q == "lightning.fabric.Fabric"))
           return first_arg();
       }
       return r;
     }
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     if (q && *q == "torch.autograd.backward") return first_arg();
     return TSNode{};
   }
@@ -1078,7 +1078,7 @@ class Builder {
   mutable int lightning_depth_ = 0;
 
   bool is_criterion(TSNode callee, const Scope* s) const {
-    auto q = m_.qualified_name(callee, s);
+    const auto& q = m_.qualified_name(callee, s);
     if (q && starts_with(*q, "torch.nn.functional.")) return kLossFunctions.count(q->substr(20)) > 0;
     // A function of this file (`def dice_loss(pred, y)`) whose result the file back-propagates
     // somewhere: what it computes is a loss.
@@ -1092,7 +1092,7 @@ class Builder {
       // An object built by a call whose results the file back-propagates (a criterion).
       if (is(o.node, "call") && backprop_callee_origins().count(o.node.id)) return true;
       if (!is(o.node, "call")) continue;
-      auto cq = m_.callee_name(o.node, o.scope);
+      const auto& cq = m_.callee_name(o.node, o.scope);
       if (cq && starts_with(*cq, "torch.nn.") && cq->size() > 4 && cq->compare(cq->size() - 4, 4, "Loss") == 0)
         return true;
     }
@@ -1195,7 +1195,7 @@ class Builder {
     e = unparen(e);
     if (is(e, "integer") || is(e, "float")) return true;
     if (is(e, "call")) {
-      auto q = m_.callee_name(e, s);
+      const auto& q = m_.callee_name(e, s);
       return q && *q == "builtins.len";
     }
     auto vs = m_.evaluate(e, s);
@@ -1224,7 +1224,7 @@ class Builder {
         auto a = positional_arguments(n);
         TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
         if (is_null(dev)) return tensor_where(r, s, depth + 1);
-        auto dq = m_.qualified_name(dev, s);
+        const auto& dq = m_.qualified_name(dev, s);
         // x.to(torch.float32): a dtype, the device stays.
         if (dq && starts_with(*dq, "torch.") && !starts_with(*dq, "torch.device")) return tensor_where(r, s, depth + 1);
         return device_value(dev, s);
@@ -1236,7 +1236,7 @@ class Builder {
           "sin", "cos", "tanh", "sigmoid", "softmax", "pow", "round", "floor", "ceil"};
       if (kComputeOnDevice.count(meth)) return tensor_where(r, s, depth + 1);
     }
-    auto q = m_.callee_name(n, s);
+    const auto& q = m_.callee_name(n, s);
     if (!q || !starts_with(*q, "torch.")) return Where::Unknown;
     TSNode dev = keyword_arg(n, "device", src_);
     if (!is_null(dev)) return device_value(dev, s);
@@ -1270,7 +1270,7 @@ class Builder {
     for (TSNode c : m_.calls()) {
       if (dead(c)) continue;
       const Scope* s = m_.scope_of(c);
-      auto q = m_.callee_name(c, s);
+      const auto& q = m_.callee_name(c, s);
       if (!q) continue;
       LoaderSite site;
       if (*q == "torch.utils.data.DataLoader") {
@@ -1304,7 +1304,7 @@ class Builder {
           for (std::size_t oi = 0; oi < origins.size() && oi < 64; ++oi) {
             auto o = origins[oi];
             if (!is(o.node, "call")) continue;
-            auto sq = m_.callee_name(o.node, o.scope);
+            const auto& sq = m_.callee_name(o.node, o.scope);
             if (sq && (*sq == "torch.utils.data.random_split" || *sq == "torch.utils.data.Subset" ||
                        *sq == "torch.utils.data.dataset.random_split" ||
                        *sq == "torch.utils.data.dataset.Subset")) {
@@ -1340,7 +1340,7 @@ class Builder {
               if (w == Where::Accelerator || (kw && t(field(a, "name")) == "device" && w != Where::Cpu))
                 site.dataset_on_cuda = true;
             }
-            auto dq = m_.callee_name(o.node, o.scope);
+            const auto& dq = m_.callee_name(o.node, o.scope);
             if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
             // In memory either way (DL001 stays silent); tensors that may already be on an
             // accelerator make batches that need no copy (DL002, DEV002 stay silent too).
@@ -1486,7 +1486,7 @@ class Builder {
     std::vector<int> out;
     TSNode e = unparen(iterable);
     for (int i = 0; i < 4 && is(e, "call"); ++i) {
-      auto q = m_.callee_name(e, s);
+      const auto& q = m_.callee_name(e, s);
       if (!q) break;
       if (*q == "builtins.enumerate" || *q == "builtins.iter" || starts_with(*q, "tqdm.")) {
         auto a = positional_arguments(e);
@@ -1508,7 +1508,7 @@ class Builder {
       // `train_iter = iter(loader)`, `bar = tqdm(enumerate(loader))` bound elsewhere: the
       // loader they wrap.
       if (it == loader_index_.end() && is(o.node, "call") && depth < 2) {
-        auto q = m_.callee_name(o.node, o.scope);
+        const auto& q = m_.callee_name(o.node, o.scope);
         if (q && (*q == "builtins.iter" || *q == "builtins.enumerate" || *q == "builtins.zip" ||
                   starts_with(*q, "tqdm.")))
           for (int li : loader_indices_for(o.node, o.scope, depth + 1))
@@ -1522,7 +1522,7 @@ class Builder {
   // batch from (https://docs.python.org/3/library/functions.html#next); empty otherwise.
   std::vector<int> next_batch_loaders(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return {};
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     auto pa = positional_arguments(call);
     TSNode it{};
     if (q && *q == "builtins.next" && !pa.empty()) {
@@ -1537,7 +1537,7 @@ class Builder {
     }
     // next(iter(loader)) inline, or a name bound to iter(loader).
     if (is(it, "call")) {
-      auto iq = m_.callee_name(it, s);
+      const auto& iq = m_.callee_name(it, s);
       auto ia = positional_arguments(it);
       if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
       return loader_indices_for(ia[0], s);
@@ -1545,7 +1545,7 @@ class Builder {
     std::vector<int> out;
     for (const auto& o : m_.origins(it, s)) {
       if (!is(o.node, "call")) return {};
-      auto iq = m_.callee_name(o.node, o.scope);
+      const auto& iq = m_.callee_name(o.node, o.scope);
       auto ia = positional_arguments(o.node);
       if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
       for (int li : loader_indices_for(ia[0], o.scope))
@@ -1568,7 +1568,7 @@ class Builder {
       return true;
     }
     if (!is(e, "call")) return false;
-    auto q = m_.callee_name(e, s);
+    const auto& q = m_.callee_name(e, s);
     if (q && starts_with(*q, "tqdm.") && depth < 3) {
       auto pa = positional_arguments(e);
       return !pa.empty() && enumerate_wrapped(pa[0], s, depth + 1);
@@ -1607,7 +1607,7 @@ class Builder {
     if (is_null(sup)) return false;
     const Scope* s = m_.scope_of(cls);
     for (TSNode b : named_children(sup)) {
-      auto q = m_.qualified_name(b, s);
+      const auto& q = m_.qualified_name(b, s);
       if (q && (*q == "torch.nn.Module" || *q == "torch.nn.modules.module.Module")) return true;
     }
     return false;
@@ -1665,7 +1665,7 @@ class Builder {
     bool found = false;
     for_each_named_child(p, [&](TSNode d) {
       if (!is(d, "decorator") || named_count(d) == 0) return;
-      auto q = m_.qualified_name(unparen(named(d, 0)), m_.scope_of(def));
+      const auto& q = m_.qualified_name(unparen(named(d, 0)), m_.scope_of(def));
       if (q && *q == "builtins.staticmethod") found = true;
     });
     return found;
@@ -1718,7 +1718,7 @@ class Builder {
               meth == "to" || meth == "cuda") &&
              holds_parameter(r, s, def, param, visited, budget);
     }
-    auto q = m_.callee_name(e, s);
+    const auto& q = m_.callee_name(e, s);
     if (!q) return false;
     auto pa = positional_arguments(e);
     // zip(xs, ys), enumerate(batch), list(batch): their elements are the arguments' elements.
@@ -1805,7 +1805,7 @@ class Builder {
       }
       if (!next_batch_loaders(e, s).empty()) return State::Unmoved;
       // tuple(t.to(d) for t in batch), list(...), dict(...); Variable(x) (pre-0.4 code) is x.
-      auto q = m_.callee_name(e, s);
+      const auto& q = m_.callee_name(e, s);
       if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
         auto pa = positional_arguments(e);
         if (!pa.empty()) return classify(pa[0], s, st);
@@ -2133,7 +2133,7 @@ class Builder {
       st.ever.insert(std::string(t(target)));
     };
     if (is(right, "call")) {
-      auto q = m_.callee_name(right, s);
+      const auto& q = m_.callee_name(right, s);
       auto a = positional_arguments(right);
       bool tuple_target = is(left, "pattern_list") || is(left, "tuple_pattern");
       auto targets = tuple_target ? named_children(left) : std::vector<TSNode>{};
@@ -2345,7 +2345,7 @@ class Builder {
           is(n, "dictionary_comprehension") || is(n, "string") || is(n, "set"))
         continue;
       if (!is(n, "call")) return false;
-      auto q = m_.callee_name(n, o.scope);
+      const auto& q = m_.callee_name(n, o.scope);
       if (!q || !(*q == "builtins.zip" || *q == "builtins.list" || *q == "builtins.tuple" ||
                   *q == "builtins.dict" || *q == "builtins.str" || *q == "builtins.sorted"))
         return false;
@@ -2433,7 +2433,7 @@ class Builder {
           TSNode v = unparen(b.value);
           bool candidate = is(v, "conditional_expression") || is(v, "string");
           if (is(v, "call")) {
-            auto q = m_.callee_name(v, sc);
+            const auto& q = m_.callee_name(v, sc);
             candidate = q && *q == "torch.device";
           }
           if (candidate && values_cuda(m_.evaluate(b.target, sc))) cuda = true;
@@ -2538,7 +2538,7 @@ class Builder {
           }
           if (grad_mode_of(v) == GradMode::Off) { found = true; return; }
           if (is(v, "call")) {
-            auto q = m_.callee_name(v, m_.scope_of(v));
+            const auto& q = m_.callee_name(v, m_.scope_of(v));
             auto args = positional_arguments(v);
             if (q && *q == "torch.set_grad_enabled" && args.size() == 1) {
               auto truth = branch_value(n, args[0], p);
@@ -2556,7 +2556,7 @@ class Builder {
             auto ch = named_children(d);
             if (ch.empty()) continue;
             TSNode e = is(ch[0], "call") ? field(ch[0], "function") : ch[0];
-            auto q = m_.qualified_name(e, m_.scope_of(dp));
+            const auto& q = m_.qualified_name(e, m_.scope_of(dp));
             if (q && (*q == "torch.no_grad" || *q == "torch.inference_mode")) return p;
           }
         }
@@ -2572,7 +2572,7 @@ class Builder {
   GradMode grad_mode_of(TSNode v) const {
     v = unparen(v);
     if (!is(v, "call")) return GradMode::Unknown;
-    auto q = m_.callee_name(v, m_.scope_of(v));
+    const auto& q = m_.callee_name(v, m_.scope_of(v));
     if (!q) return GradMode::Unknown;
     if (*q == "torch.no_grad" || *q == "torch.inference_mode") return GradMode::Off;
     if (*q == "torch.enable_grad") return GradMode::On;
@@ -2705,7 +2705,7 @@ class Builder {
     if (grad_disabled_) return *grad_disabled_;
     bool off = false;
     for (TSNode c : m_.calls()) {
-      auto q = m_.callee_name(c, m_.scope_of(c));
+      const auto& q = m_.callee_name(c, m_.scope_of(c));
       if (q && *q == "torch.set_grad_enabled" && !is(m_.parent(c), "with_item")) off = true;
       if (method_name(c, src_) == "requires_grad_") off = true;
     }
@@ -2854,7 +2854,7 @@ class Builder {
         if (attached(r, s, att)) return true;
       }
       if (auto l = lightning_self_call(e, s, att)) return *l;
-      auto q = m_.callee_name(e, s);
+      const auto& q = m_.callee_name(e, s);
       if (q && (*q == "builtins.float" || *q == "builtins.int" || *q == "builtins.str" || *q == "builtins.len" ||
                 *q == "builtins.round" || *q == "builtins.bool"))
         return false;
@@ -2901,7 +2901,7 @@ class Builder {
     const Scope* os = m_.scope_of(mi->origin);
     TSNode cls = local_class(mi->origin, os);
     if (is_null(cls)) {
-      auto q = m_.callee_name(mi->origin, os);
+      const auto& q = m_.callee_name(mi->origin, os);
       if (q && starts_with(*q, "torch.nn.")) return std::vector<bool>(n, true);
       return {};
     }
@@ -3020,7 +3020,7 @@ class Builder {
         if (!is(d, "decorator") || named_count(d) == 0) continue;
         TSNode e = unparen(named(d, 0));
         if (is(e, "call")) e = unparen(field(e, "function"));
-        auto q = m_.qualified_name(e, m_.scope_of(d));
+        const auto& q = m_.qualified_name(e, m_.scope_of(d));
         if (!q || starts_with(*q, "torch.no_grad") || starts_with(*q, "torch.inference_mode") ||
             starts_with(*q, "torch.autograd.grad_mode"))
           return false;  // autograd off, or a decorator gpulint cannot read
@@ -3106,7 +3106,7 @@ class Builder {
     const Scope* s = m_.scope_of(cls);
     for (TSNode b : named_children(sup)) {
       if (is(b, "keyword_argument")) continue;
-      auto q = m_.qualified_name(b, s);
+      const auto& q = m_.qualified_name(b, s);
       if (!q) continue;
       if (kLightningModule.count(*q)) return true;
       if (starts_with(*q, "local.") && is(unparen(b), "identifier")) {
@@ -3158,7 +3158,7 @@ class Builder {
     bool submodule = false;
     for (const auto& o : m_.origins(fn, s)) {
       if (!is(o.node, "call")) continue;
-      auto oq = m_.callee_name(o.node, o.scope);
+      const auto& oq = m_.callee_name(o.node, o.scope);
       if (oq && starts_with(*oq, "torchmetrics.")) return false;
       submodule = submodule || is_module_constructor(o.node, o.scope);
     }
@@ -3258,23 +3258,22 @@ class Builder {
     {
       GraphNames att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
+      // Names back-propagated in this loop (`loss.backward()`): what they are assigned in the
+      // loop is attached to the graph by construction, unless the value is detached.
+      std::set<std::string> backprop_names;
+      // (One walk fills both sets; only calls back-propagate.)
       visit(field(loop, "body"), [&](TSNode n) {
         if (!is(n, "call")) return;
-        auto q = m_.callee_name(n, s);
+        const auto& q = m_.callee_name(n, s);
         if (q && (*q == "torch.stack" || *q == "torch.cat" || *q == "builtins.sum")) {
           for (auto a : positional_arguments(n)) { TSNode r = root_identifier(a); if (!is_null(r)) consumed.insert(std::string(t(r))); }
         }
         if (TSNode bt = backpropagated(n); !is_null(bt)) {
           TSNode r = root_identifier(bt);
           if (!is_null(r)) consumed.insert(std::string(t(r)) + "#backward");
+          TSNode b = unparen(bt);
+          if (is(b, "identifier")) backprop_names.insert(std::string(t(b)));
         }
-      });
-      // Names back-propagated in this loop (`loss.backward()`): what they are assigned in the
-      // loop is attached to the graph by construction, unless the value is detached.
-      std::set<std::string> backprop_names;
-      visit(field(loop, "body"), [&](TSNode n) {
-        TSNode r = unparen(backpropagated(n));
-        if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
       });
       // A LightningModule's training_step returns the loss Lightning back-propagates: a tensor,
       // or a dict whose "loss" entry is one (LightningModule.training_step's documented return).
@@ -3331,7 +3330,7 @@ class Builder {
         if (!is(v, "call"))
           return is(v, "integer") || is(v, "float") || (is(v, "attribute") && t(field(v, "attribute")) == "data");
         if (kDetaching.count(method_name(v, src_))) return true;
-        auto q = m_.callee_name(v, s);
+        const auto& q = m_.callee_name(v, s);
         return q && starts_with(*q, "builtins.");
       };
       // Walk the body in order.
@@ -3573,13 +3572,13 @@ class Builder {
       if (method_name(c, src_) != "type") return false;
       auto a = positional_arguments(c);
       if (a.size() != 1 || call_arguments(c).size() != 1) return false;
-      auto tq = m_.qualified_name(a[0], s);
+      const auto& tq = m_.qualified_name(a[0], s);
       return tq && host_legacy_constructor(*tq);
     };
     for (int i = 0; i < 32 && is(e, "call") &&
                     (kHostTransforms.count(method_name(e, src_)) || host_type_cast(e));
          ++i) {
-      auto fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
+      const auto& fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
       if (fq && starts_with(*fq, "torch.")) break;
       TSNode r = receiver(e);
       if (is_null(r)) return false;
@@ -3594,7 +3593,7 @@ class Builder {
       return false;
     }
     if (!is(e, "call")) return false;
-    auto q = m_.callee_name(e, s);
+    const auto& q = m_.callee_name(e, s);
     if (!q) return false;
     // Variable(x) (pre-0.4 code) is x itself since torch 0.4.
     if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") {
@@ -3694,7 +3693,7 @@ class Builder {
       return std::nullopt;
     }
     if (is(cond, "call")) {
-      auto q = m_.callee_name(cond, s);
+      const auto& q = m_.callee_name(cond, s);
       if (q && *q == "torch.cuda.is_available" && call_arguments(cond).empty()) {
         if (assumes_gpu) *assumes_gpu = true;
         return true;
@@ -3763,7 +3762,7 @@ class Builder {
 
   // `device=<text>` added to the allocating call (empty for a legacy constructor: it has none).
   std::vector<Edit> device_argument_fix(TSNode factory, const Scope* s, const std::string& device) const {
-    auto q = m_.callee_name(factory, s);
+    const auto& q = m_.callee_name(factory, s);
     if (!q || !kFactories.count(*q)) return {};
     TSNode fargs = field(factory, "arguments");
     if (!is(fargs, "argument_list")) return {};
@@ -3833,7 +3832,7 @@ class Builder {
     if (!created_moved_.insert(creation.id).second) return;
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
-    auto q = m_.callee_name(factory, s);
+    const auto& q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
     f.legacy_constructor = q && host_legacy_constructor(*q);
     // Created on the device where the move was conditional on CUDA being available, the
@@ -3872,7 +3871,7 @@ class Builder {
         if (a.size() != 1 || !cuda_tensor_type(m_.qualified_name(a[0], s))) continue;
         CreatedThenMoved f;
         f.expression = {start(c), end(c)};
-        auto q = m_.callee_name(factory, s);
+        const auto& q = m_.callee_name(factory, s);
         f.factory = q ? *q : std::string(t(field(factory, "function")));
         f.legacy_constructor = q && host_legacy_constructor(*q);
         facts_.created_then_moved.push_back(std::move(f));
@@ -3900,7 +3899,7 @@ class Builder {
         if (method_name(x, src_) == "type" || method_name(x, src_) == "masked_fill") simple = false;
       CreatedThenMoved f;
       f.expression = {start(c), end(c)};
-      auto q = m_.callee_name(factory, s);
+      const auto& q = m_.callee_name(factory, s);
       f.factory = q ? *q : std::string(t(field(factory, "function")));
       f.legacy_constructor = q && host_legacy_constructor(*q);
       if (simple) {

@@ -559,13 +559,12 @@ const std::vector<Binding>* SemanticModel::lookup(std::string_view name, const S
   return nullptr;
 }
 
-std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scope* scope) const {
+const std::optional<std::string>& SemanticModel::qualified_name(TSNode expr, const Scope* scope) const {
   auto key = std::make_pair(static_cast<const void*>(expr.id), scope);
   auto memo = qualified_memo_.find(key);
   if (memo != qualified_memo_.end()) return memo->second;
   auto q = qualified_name_uncached(expr, scope);
-  qualified_memo_.emplace(key, q);
-  return q;
+  return qualified_memo_.emplace(key, std::move(q)).first->second;
 }
 
 std::optional<std::string> SemanticModel::qualified_name_uncached(TSNode expr, const Scope* scope) const {
@@ -637,7 +636,7 @@ std::optional<std::string> SemanticModel::unbound_name(std::string_view name) co
   return "builtins." + std::string(name);
 }
 
-std::optional<std::string> SemanticModel::callee_name(TSNode call, const Scope* scope) const {
+const std::optional<std::string>& SemanticModel::callee_name(TSNode call, const Scope* scope) const {
   return qualified_name(field(call, "function"), scope);
 }
 

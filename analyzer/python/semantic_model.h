@@ -110,7 +110,8 @@ class SemanticModel {
   /// `DL` after `from torch.utils.data import DataLoader as DL`; "builtins.enumerate" for an
   /// unbound builtin; "local.Net" for a class or function defined in this file.
   /// nullopt when it cannot be decided. Aliases of moved modules are canonicalised.
-  std::optional<std::string> qualified_name(TSNode expr, const Scope* scope) const;
+  /// The answer is memoised per (expr, scope): the reference stays valid as long as the model.
+  const std::optional<std::string>& qualified_name(TSNode expr, const Scope* scope) const;
   /// The qualified name of `name` where no binding of this file gives it (a global the
   /// module reads without assigning): "builtins.len" for a builtin; what the module's star
   /// imports provide ("config.device" after `from config import *` alone; "torch" for `torch`
@@ -120,7 +121,7 @@ class SemanticModel {
   /// when several star imports could provide it.
   std::optional<std::string> unbound_name(std::string_view name) const;
   /// Qualified name of a call's callee.
-  std::optional<std::string> callee_name(TSNode call, const Scope* scope) const;
+  const std::optional<std::string>& callee_name(TSNode call, const Scope* scope) const;
 
   /// Possible constant values of `expr`: literals, names bound to constants (union over
   /// all bindings), `x if c else y`, argparse defaults (`args.workers`), parameters through
