@@ -369,9 +369,17 @@ class Builder {
         for (auto a : positional_arguments(c))
           if (values_cuda(m_.evaluate(a, s))) gpu_intent_ = true;
       }
-      TSNode dev = keyword_arg(c, "device", src_);
+      // `device=` and `device_map=` (the first of each, as keyword_arg finds it), in one pass.
+      TSNode dev{}, device_map{};
+      bool dev_seen = false, device_map_seen = false;
+      for (auto a : call_arguments(c)) {
+        if (!is(a, "keyword_argument")) continue;
+        std::string_view name = t(field(a, "name"));
+        if (name == "device" && !dev_seen) { dev = field(a, "value"); dev_seen = true; }
+        else if (name == "device_map" && !device_map_seen) { device_map = field(a, "value"); device_map_seen = true; }
+      }
       if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) gpu_intent_ = true;
-      if (!is_null(keyword_arg(c, "device_map", src_))) managed_ = true;
+      if (!is_null(device_map)) managed_ = true;
       // `with torch.device("cuda"):` places everything created inside it.
       if (q && *q == "torch.device" && is(m_.parent(c), "with_item")) managed_ = true;
     }
