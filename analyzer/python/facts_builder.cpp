@@ -634,6 +634,8 @@ class Builder {
     }
     // A model handed to another function may be placed there.
     for (TSNode c : m_.calls()) {
+      // Nothing left to decide once every model is placed (placed only ever turns true).
+      if (std::all_of(models_.begin(), models_.end(), [](const ModelInfo& mi) { return mi.placed; })) break;
       const Scope* s = m_.scope_of(c);
       for (auto a : call_arguments(c)) {
         TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;

@@ -251,6 +251,15 @@ class SemanticModel {
   bool too_deep_ = false;
   /// The scope of every call node (recorded during the walk; scope_of reads it first).
   std::unordered_map<const void*, const Scope*> call_scope_;
+  /// scope_of's answers for other nodes (each found by a walk up the parents), by node id.
+  mutable std::unordered_map<const void*, const Scope*> scope_memo_;
+  /// Set once the constructor's walk is done: the memos (qualified names, origins, scopes) are
+  /// filled only then. The walk itself asks qualified_name (is_instance_parameter reads method
+  /// decorators) while later bindings and star imports are not recorded yet; such an answer
+  /// must not be kept.
+  bool built_ = false;
+  /// qualified_name's answer while !built_ (returned by reference, valid until the next call).
+  mutable std::optional<std::string> unmemoised_qualified_;
   /// The module's top-level children in source order (for parent()).
   std::vector<TSNode> top_level_;
   /// Writes to names that hold dicts: (scope, name) -> update() calls / subscript stores.
