@@ -117,6 +117,28 @@ bool is_def(TSNode n) {
   return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
 }
 
+// True when `n` is a function or class definition, a lambda or a decorated definition (what
+// visit() does not enter): is_def(n) || is(n, "decorated_definition"), read from a table by
+// grammar symbol instead of comparing type names (ts_node_type names the public symbol that
+// ts_node_symbol gives; the table holds, per symbol, whether its name is one of the four).
+bool nested_definition(TSNode n) {
+  static const std::vector<bool> table = [] {
+    const TSLanguage* lang = python_language();
+    uint32_t count = ts_language_symbol_count(lang);
+    std::vector<bool> t(count, false);
+    for (uint32_t i = 0; i < count; ++i) {
+      const char* name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
+      if (!name) continue;
+      std::string_view s(name);
+      t[i] = s == "function_definition" || s == "class_definition" || s == "lambda" || s == "decorated_definition";
+    }
+    return t;
+  }();
+  if (is_null(n)) return false;
+  TSSymbol s = ts_node_symbol(n);
+  return s < table.size() && table[s];
+}
+
 // Visits every node under `n` (not into nested function/class definitions or lambdas).
 // A template (not std::function): the loop analyses call it on every loop body.
 template <class F>
@@ -124,7 +146,7 @@ void visit(TSNode n, const F& f, int depth = 0) {
   if (depth > 2000) return;
   f(n);
   for_each_named_child(n, [&](TSNode ch) {
-    if (is_def(ch) || is(ch, "decorated_definition")) return;
+    if (nested_definition(ch)) return;
     visit(ch, f, depth + 1);
   });
 }
