@@ -392,3 +392,56 @@ TEST(PythonModel, OriginsLeaveOutBindingsReboundOnEveryPath) {
   EXPECT_EQ(origin_texts("use(e, g)", 4), (std::vector<std::string>{"make(9)"}));
   EXPECT_EQ(origin_texts("use(e, g)", 7), (std::vector<std::string>{"make(10)"}));
 }
+
+// SemanticModel memoises qualified names, scopes and outermost origins queries. The model's own
+// walk asks qualified_name (is_instance_parameter reads method decorators) before the module's
+// later bindings and star imports are recorded: that answer must not be the one kept.
+TEST(PythonModel, QualifiedNameAskedDuringTheWalkIsNotKept) {
+  std::string src =
+      "class Net:\n"
+      "    @staticmethod\n"
+      "    def build(self):\n"
+      "        self.layers = 1\n"
+      "from helpers import *\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  TSNode deco = named_node_at(tree, src, "staticmethod", 0);
+  ASSERT_TRUE(is(deco, "identifier"));
+  // The class body's scope, where the decorator is evaluated.
+  const Scope* cls = m.scope_of(named_node_at(tree, src, "@staticmethod", 0));
+  EXPECT_EQ(m.qualified_name(deco, cls), std::optional<std::string>("helpers.staticmethod"));
+  EXPECT_EQ(m.qualified_name(deco, cls), std::optional<std::string>("helpers.staticmethod"));
+}
+
+// The memoised answers do not depend on the order of the questions: two models of each fixture,
+// asked in opposite orders, agree on every call's callee name, scope and callee origins.
+TEST(PythonModel, MemoisedAnswersDoNotDependOnQuestionOrder) {
+  for (const auto& path : python_fixtures()) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string src = ss.str();
+    Tree tree = Tree::parse(src);
+    SemanticModel a(src, tree.root()), b(src, tree.root());
+    struct Answer {
+      std::optional<std::string> callee;
+      const void* scope_node;
+      std::vector<std::pair<uint32_t, uint32_t>> origins;
+      bool operator==(const Answer&) const = default;
+    };
+    auto ask = [&](const SemanticModel& m, TSNode c) {
+      const Scope* s = m.scope_of(c);
+      Answer out{m.callee_name(c, s), s ? s->node.id : nullptr, {}};
+      for (const auto& o : m.origins(field(c, "function"), s)) out.origins.emplace_back(start(o.node), end(o.node));
+      return out;
+    };
+    const auto& calls = a.calls();
+    std::vector<Answer> forward, backward(calls.size());
+    for (TSNode c : calls) forward.push_back(ask(a, c));
+    for (std::size_t i = calls.size(); i-- > 0;) backward[i] = ask(b, b.calls()[i]);
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      EXPECT_TRUE(forward[i] == backward[i]) << path << " call at byte " << start(calls[i]);
+      EXPECT_TRUE(ask(a, calls[i]) == forward[i]) << path << " (asked again)";
+    }
+  }
+}

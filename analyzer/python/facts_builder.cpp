@@ -117,12 +117,36 @@ bool is_def(TSNode n) {
   return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
 }
 
+// True when `n` is a function or class definition, a lambda or a decorated definition (what
+// visit() does not enter): is_def(n) || is(n, "decorated_definition"), read from a table by
+// grammar symbol instead of comparing type names (ts_node_type names the public symbol that
+// ts_node_symbol gives; the table holds, per symbol, whether its name is one of the four).
+bool nested_definition(TSNode n) {
+  static const std::vector<bool> table = [] {
+    const TSLanguage* lang = python_language();
+    uint32_t count = ts_language_symbol_count(lang);
+    std::vector<bool> t(count, false);
+    for (uint32_t i = 0; i < count; ++i) {
+      const char* name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
+      if (!name) continue;
+      std::string_view s(name);
+      t[i] = s == "function_definition" || s == "class_definition" || s == "lambda" || s == "decorated_definition";
+    }
+    return t;
+  }();
+  if (is_null(n)) return false;
+  TSSymbol s = ts_node_symbol(n);
+  return s < table.size() && table[s];
+}
+
 // Visits every node under `n` (not into nested function/class definitions or lambdas).
-void visit(TSNode n, const std::function<void(TSNode)>& f, int depth = 0) {
+// A template (not std::function): the loop analyses call it on every loop body.
+template <class F>
+void visit(TSNode n, const F& f, int depth = 0) {
   if (depth > 2000) return;
   f(n);
   for_each_named_child(n, [&](TSNode ch) {
-    if (is_def(ch) || is(ch, "decorated_definition")) return;
+    if (nested_definition(ch)) return;
     visit(ch, f, depth + 1);
   });
 }
@@ -152,6 +176,7 @@ class Builder {
     facts_.gpu_intent = gpu_intent_;
     facts_.trains = trains_;
     find_models();
+    models_final_ = true;
     find_loaders();
     analyse_loops();
     build_dev001_fixes();
@@ -199,7 +224,7 @@ class Builder {
   std::vector<std::pair<TSNode, std::vector<int>>> drawn_beside_header_;
 
   std::string_view t(TSNode n) const { return text(n, src_); }
-  std::optional<std::string> qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
+  const std::optional<std::string>& qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
 
   bool values_cuda(const std::vector<Value>& vs) const {
     for (const auto& v : vs) if (is_cuda_device(v)) return true;
@@ -311,7 +336,7 @@ class Builder {
       if (!is(stmt, "expression_statement")) continue;
       TSNode block = m_.parent(stmt);
       if (!(is(block, "block") || is(block, "module")) || end(stmt) >= end(block)) continue;
-      auto q = m_.callee_name(c, m_.scope_of(c));
+      const auto& q = m_.callee_name(c, m_.scope_of(c));
       if (q && (*q == "builtins.exit" || *q == "builtins.quit" || *q == "sys.exit" || *q == "os._exit"))
         after_exit_.emplace_back(end(stmt), end(block));
     }
@@ -346,7 +371,7 @@ class Builder {
     for (TSNode c : m_.calls()) {
       if (dead(c)) continue;
       const Scope* s = m_.scope_of(c);
-      auto q = m_.callee_name(c, s);
+      const auto& q = m_.callee_name(c, s);
       std::string_view meth = method_name(c, src_);
       if (q) {
         if (starts_with(*q, "torch.cuda.")) gpu_intent_ = true;
@@ -366,9 +391,17 @@ class Builder {
         for (auto a : positional_arguments(c))
           if (values_cuda(m_.evaluate(a, s))) gpu_intent_ = true;
       }
-      TSNode dev = keyword_arg(c, "device", src_);
+      // `device=` and `device_map=` (the first of each, as keyword_arg finds it), in one pass.
+      TSNode dev{}, device_map{};
+      bool dev_seen = false, device_map_seen = false;
+      for (auto a : call_arguments(c)) {
+        if (!is(a, "keyword_argument")) continue;
+        std::string_view name = t(field(a, "name"));
+        if (name == "device" && !dev_seen) { dev = field(a, "value"); dev_seen = true; }
+        else if (name == "device_map" && !device_map_seen) { device_map = field(a, "value"); device_map_seen = true; }
+      }
       if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) gpu_intent_ = true;
-      if (!is_null(keyword_arg(c, "device_map", src_))) managed_ = true;
+      if (!is_null(device_map)) managed_ = true;
       // `with torch.device("cuda"):` places everything created inside it.
       if (q && *q == "torch.device" && is(m_.parent(c), "with_item")) managed_ = true;
     }
@@ -381,7 +414,7 @@ class Builder {
   // A call gpulint cannot see into: an imported (non-builtin) callable, not a local one.
   bool is_opaque_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     if (!q) {
       if (imported_registry_entry(field(call, "function"), s)) return true;
       // `Head(...)` from one of several star imports (`from models import *`): unresolvable,
@@ -407,7 +440,7 @@ class Builder {
     bool any = false;
     for (auto pair : named_children(dict)) {
       if (!is(pair, "pair")) return false;
-      auto q = m_.qualified_name(field(pair, "value"), fs);
+      const auto& q = m_.qualified_name(field(pair, "value"), fs);
       if (!q || starts_with(*q, "local.") || starts_with(*q, "builtins.")) return false;
       any = true;
     }
@@ -416,7 +449,7 @@ class Builder {
 
   bool is_module_constructor(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return false;
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     if (!q) return false;
     if (is_wrapper(call, s)) return true;
     if (starts_with(*q, "local.")) return !is_null(local_class(call, s));
@@ -437,7 +470,18 @@ class Builder {
 
   // True when the subtree calls .to()/.cuda() or passes device= (it may put data on a GPU).
   // Descends into nested definitions too: a dataset class's methods are what matter.
-  bool moves_to_device(TSNode n, int depth = 0) const {
+  // Memoised per node: find_loaders asks it of the same dataset classes and collate functions
+  // for every loader that uses them (the answer depends on the subtree and the read-only
+  // semantic model alone).
+  bool moves_to_device(TSNode n) const {
+    auto memo = moves_to_device_.find(n.id);
+    if (memo != moves_to_device_.end()) return memo->second;
+    bool r = moves_to_device(n, 0);
+    moves_to_device_.emplace(n.id, r);
+    return r;
+  }
+  mutable std::unordered_map<const void*, bool> moves_to_device_;
+  bool moves_to_device(TSNode n, int depth) const {
     if (depth > 200) return false;
     // A device every value of which is the host (`device = "cpu"`) moves nothing to an
     // accelerator.
@@ -474,7 +518,7 @@ class Builder {
 
   // nn.DataParallel / DistributedDataParallel / torch.compile wrap a model built elsewhere.
   bool is_wrapper(TSNode call, const Scope* s) const {
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     return q && (*q == "torch.nn.DataParallel" || *q == "torch.nn.parallel.DistributedDataParallel" ||
                  *q == "torch.nn.parallel.DataParallel" || *q == "torch.compile" ||
                  *q == "torch.nn.parallel.DistributedDataParallel");
@@ -484,7 +528,7 @@ class Builder {
   // batches are fine for the model call (https://pytorch.org/docs/stable/generated/torch.nn.DataParallel.html:
   // "splitting the input across the specified devices").
   bool is_data_parallel(TSNode call, const Scope* s) const {
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     return q && (*q == "torch.nn.DataParallel" || *q == "torch.nn.parallel.DataParallel" ||
                  *q == "torch.nn.parallel.data_parallel.DataParallel");
   }
@@ -499,7 +543,7 @@ class Builder {
     bool found = false;
     visit(scope_node, [&](TSNode n) {
       if (found || !is(n, "call") || is_null(keyword_arg(n, "device", src_))) return;
-      auto q = m_.callee_name(n, m_.scope_of(n));
+      const auto& q = m_.callee_name(n, m_.scope_of(n));
       if (q && starts_with(*q, "torch.nn.")) found = true;
     });
     return found;
@@ -566,7 +610,7 @@ class Builder {
     std::unordered_set<const void*> seen;
     for (TSNode c : m_.calls()) {
       const Scope* s = m_.scope_of(c);
-      auto q = m_.callee_name(c, s);
+      std::optional<std::string> q = m_.callee_name(c, s);
       if (!q || !starts_with(*q, "torch.optim.")) q = optimizer_class_through_name(c, s);
       if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) continue;
       // X.parameters() anywhere in the optimizer's arguments, or in what a name passed to it
@@ -612,6 +656,8 @@ class Builder {
     }
     // A model handed to another function may be placed there.
     for (TSNode c : m_.calls()) {
+      // Nothing left to decide once every model is placed (placed only ever turns true).
+      if (std::all_of(models_.begin(), models_.end(), [](const ModelInfo& mi) { return mi.placed; })) break;
       const Scope* s = m_.scope_of(c);
       for (auto a : call_arguments(c)) {
         TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
@@ -715,7 +761,7 @@ class Builder {
     for (const auto& o : m_.origins(fn, s)) {
       // `optimizer = optimizer(model.parameters())` rebinds the name to this very call.
       if (contains(o.node, call)) continue;
-      auto q = m_.qualified_name(unparen(o.node), o.scope);
+      const auto& q = m_.qualified_name(unparen(o.node), o.scope);
       if (!q || !starts_with(*q, "torch.optim.") || starts_with(*q, "torch.optim.lr_scheduler")) return std::nullopt;
       found = q;
     }
@@ -739,7 +785,7 @@ class Builder {
   // a library function that never places modules, or a function of this file whose body
   // never calls .to()/.cuda() on the parameter that receives it (nor hands it on).
   bool passes_without_placing(TSNode call, const Scope* s, TSNode arg) const {
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     std::string_view meth = method_name(call, src_);
     if (meth == "to" || meth == "cuda") return false;
     if (q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.") || starts_with(*q, "torchvision.") ||
@@ -784,7 +830,7 @@ class Builder {
   }
 
   bool passes_without_placing_shallow(TSNode call) const {
-    auto q = m_.callee_name(call, m_.scope_of(call));
+    const auto& q = m_.callee_name(call, m_.scope_of(call));
     return q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.optim.") || *q == "torch.save");
   }
 
@@ -893,7 +939,24 @@ class Builder {
     std::vector<const ModelInfo*> models;
     bool untrained_module = false;
   };
-  CalleeModels callee_models(TSNode callee, const Scope* s) const {
+  // Memoised per (callee node, scope) once find_models has built every model (the answer
+  // depends on models_ and the read-only semantic model alone; the loop analyses, DEV001's fix
+  // and MEM001 ask for the same callees many times).
+  const CalleeModels& callee_models(TSNode callee, const Scope* s) const {
+    auto key = std::make_pair(static_cast<const void*>(callee.id), s);
+    if (models_final_) {
+      auto memo = callee_models_memo_.find(key);
+      if (memo != callee_models_memo_.end()) return memo->second;
+      return callee_models_memo_.emplace(key, callee_models_uncached(callee, s)).first->second;
+    }
+    callee_models_scratch_ = callee_models_uncached(callee, s);
+    return callee_models_scratch_;
+  }
+  bool models_final_ = false;
+  mutable std::unordered_map<std::pair<const void*, const Scope*>, CalleeModels, NodeScopeHash>
+      callee_models_memo_;
+  mutable CalleeModels callee_models_scratch_;
+  CalleeModels callee_models_uncached(TSNode callee, const Scope* s) const {
     CalleeModels out;
     callee = unparen(callee);
     // `model.forward(x)` runs the same forward as `model(x)` (without the hooks).
@@ -952,7 +1015,7 @@ class Builder {
   // The model a callee refers to (by origin or by a name that held it): the first of
   // callee_models, or null.
   const ModelInfo* model_for_callee(TSNode callee, const Scope* s) const {
-    auto cm = callee_models(callee, s);
+    const auto& cm = callee_models(callee, s);
     return cm.models.empty() ? nullptr : cm.models.front();
   }
   // The model a callee refers to when every model it may refer to is on CUDA and no untrained
@@ -960,7 +1023,7 @@ class Builder {
   // module level to a fresh CPU model that the notebook evaluates: which one a later `net(x)`
   // calls is not decided here).
   const ModelInfo* cuda_model_for_callee(TSNode callee, const Scope* s) const {
-    auto cm = callee_models(callee, s);
+    const auto& cm = callee_models(callee, s);
     if (cm.models.empty() || cm.untrained_module) return nullptr;
     for (const ModelInfo* m : cm.models)
       if (!m->on_cuda) return nullptr;
@@ -993,14 +1056,14 @@ class Builder {
     if (method_name(call, src_) == "backward" && !is_null(r)) {
       for (const auto& o : m_.origins(r, s)) {
         if (!is(o.node, "call")) continue;
-        auto q = m_.callee_name(o.node, o.scope);
+        const auto& q = m_.callee_name(o.node, o.scope);
         // (canonical_name folds accelerate.accelerator.* and lightning_fabric.* into these)
         if (q && (*q == "accelerate.Accelerator" || *q == "lightning.Fabric" || *q == "lightning.fabric.Fabric"))
           return first_arg();
       }
       return r;
     }
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     if (q && *q == "torch.autograd.backward") return first_arg();
     return TSNode{};
   }
@@ -1047,7 +1110,7 @@ class Builder {
   mutable int lightning_depth_ = 0;
 
   bool is_criterion(TSNode callee, const Scope* s) const {
-    auto q = m_.qualified_name(callee, s);
+    const auto& q = m_.qualified_name(callee, s);
     if (q && starts_with(*q, "torch.nn.functional.")) return kLossFunctions.count(q->substr(20)) > 0;
     // A function of this file (`def dice_loss(pred, y)`) whose result the file back-propagates
     // somewhere: what it computes is a loss.
@@ -1061,7 +1124,7 @@ class Builder {
       // An object built by a call whose results the file back-propagates (a criterion).
       if (is(o.node, "call") && backprop_callee_origins().count(o.node.id)) return true;
       if (!is(o.node, "call")) continue;
-      auto cq = m_.callee_name(o.node, o.scope);
+      const auto& cq = m_.callee_name(o.node, o.scope);
       if (cq && starts_with(*cq, "torch.nn.") && cq->size() > 4 && cq->compare(cq->size() - 4, 4, "Loss") == 0)
         return true;
     }
@@ -1164,7 +1227,7 @@ class Builder {
     e = unparen(e);
     if (is(e, "integer") || is(e, "float")) return true;
     if (is(e, "call")) {
-      auto q = m_.callee_name(e, s);
+      const auto& q = m_.callee_name(e, s);
       return q && *q == "builtins.len";
     }
     auto vs = m_.evaluate(e, s);
@@ -1193,7 +1256,7 @@ class Builder {
         auto a = positional_arguments(n);
         TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
         if (is_null(dev)) return tensor_where(r, s, depth + 1);
-        auto dq = m_.qualified_name(dev, s);
+        const auto& dq = m_.qualified_name(dev, s);
         // x.to(torch.float32): a dtype, the device stays.
         if (dq && starts_with(*dq, "torch.") && !starts_with(*dq, "torch.device")) return tensor_where(r, s, depth + 1);
         return device_value(dev, s);
@@ -1205,7 +1268,7 @@ class Builder {
           "sin", "cos", "tanh", "sigmoid", "softmax", "pow", "round", "floor", "ceil"};
       if (kComputeOnDevice.count(meth)) return tensor_where(r, s, depth + 1);
     }
-    auto q = m_.callee_name(n, s);
+    const auto& q = m_.callee_name(n, s);
     if (!q || !starts_with(*q, "torch.")) return Where::Unknown;
     TSNode dev = keyword_arg(n, "device", src_);
     if (!is_null(dev)) return device_value(dev, s);
@@ -1239,7 +1302,7 @@ class Builder {
     for (TSNode c : m_.calls()) {
       if (dead(c)) continue;
       const Scope* s = m_.scope_of(c);
-      auto q = m_.callee_name(c, s);
+      const auto& q = m_.callee_name(c, s);
       if (!q) continue;
       LoaderSite site;
       if (*q == "torch.utils.data.DataLoader") {
@@ -1273,7 +1336,7 @@ class Builder {
           for (std::size_t oi = 0; oi < origins.size() && oi < 64; ++oi) {
             auto o = origins[oi];
             if (!is(o.node, "call")) continue;
-            auto sq = m_.callee_name(o.node, o.scope);
+            const auto& sq = m_.callee_name(o.node, o.scope);
             if (sq && (*sq == "torch.utils.data.random_split" || *sq == "torch.utils.data.Subset" ||
                        *sq == "torch.utils.data.dataset.random_split" ||
                        *sq == "torch.utils.data.dataset.Subset")) {
@@ -1309,7 +1372,7 @@ class Builder {
               if (w == Where::Accelerator || (kw && t(field(a, "name")) == "device" && w != Where::Cpu))
                 site.dataset_on_cuda = true;
             }
-            auto dq = m_.callee_name(o.node, o.scope);
+            const auto& dq = m_.callee_name(o.node, o.scope);
             if (!dq || *dq != "torch.utils.data.TensorDataset") continue;
             // In memory either way (DL001 stays silent); tensors that may already be on an
             // accelerator make batches that need no copy (DL002, DEV002 stay silent too).
@@ -1455,7 +1518,7 @@ class Builder {
     std::vector<int> out;
     TSNode e = unparen(iterable);
     for (int i = 0; i < 4 && is(e, "call"); ++i) {
-      auto q = m_.callee_name(e, s);
+      const auto& q = m_.callee_name(e, s);
       if (!q) break;
       if (*q == "builtins.enumerate" || *q == "builtins.iter" || starts_with(*q, "tqdm.")) {
         auto a = positional_arguments(e);
@@ -1477,7 +1540,7 @@ class Builder {
       // `train_iter = iter(loader)`, `bar = tqdm(enumerate(loader))` bound elsewhere: the
       // loader they wrap.
       if (it == loader_index_.end() && is(o.node, "call") && depth < 2) {
-        auto q = m_.callee_name(o.node, o.scope);
+        const auto& q = m_.callee_name(o.node, o.scope);
         if (q && (*q == "builtins.iter" || *q == "builtins.enumerate" || *q == "builtins.zip" ||
                   starts_with(*q, "tqdm.")))
           for (int li : loader_indices_for(o.node, o.scope, depth + 1))
@@ -1491,7 +1554,7 @@ class Builder {
   // batch from (https://docs.python.org/3/library/functions.html#next); empty otherwise.
   std::vector<int> next_batch_loaders(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return {};
-    auto q = m_.callee_name(call, s);
+    const auto& q = m_.callee_name(call, s);
     auto pa = positional_arguments(call);
     TSNode it{};
     if (q && *q == "builtins.next" && !pa.empty()) {
@@ -1506,7 +1569,7 @@ class Builder {
     }
     // next(iter(loader)) inline, or a name bound to iter(loader).
     if (is(it, "call")) {
-      auto iq = m_.callee_name(it, s);
+      const auto& iq = m_.callee_name(it, s);
       auto ia = positional_arguments(it);
       if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
       return loader_indices_for(ia[0], s);
@@ -1514,7 +1577,7 @@ class Builder {
     std::vector<int> out;
     for (const auto& o : m_.origins(it, s)) {
       if (!is(o.node, "call")) return {};
-      auto iq = m_.callee_name(o.node, o.scope);
+      const auto& iq = m_.callee_name(o.node, o.scope);
       auto ia = positional_arguments(o.node);
       if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
       for (int li : loader_indices_for(ia[0], o.scope))
@@ -1537,7 +1600,7 @@ class Builder {
       return true;
     }
     if (!is(e, "call")) return false;
-    auto q = m_.callee_name(e, s);
+    const auto& q = m_.callee_name(e, s);
     if (q && starts_with(*q, "tqdm.") && depth < 3) {
       auto pa = positional_arguments(e);
       return !pa.empty() && enumerate_wrapped(pa[0], s, depth + 1);
@@ -1576,7 +1639,7 @@ class Builder {
     if (is_null(sup)) return false;
     const Scope* s = m_.scope_of(cls);
     for (TSNode b : named_children(sup)) {
-      auto q = m_.qualified_name(b, s);
+      const auto& q = m_.qualified_name(b, s);
       if (q && (*q == "torch.nn.Module" || *q == "torch.nn.modules.module.Module")) return true;
     }
     return false;
@@ -1634,7 +1697,7 @@ class Builder {
     bool found = false;
     for_each_named_child(p, [&](TSNode d) {
       if (!is(d, "decorator") || named_count(d) == 0) return;
-      auto q = m_.qualified_name(unparen(named(d, 0)), m_.scope_of(def));
+      const auto& q = m_.qualified_name(unparen(named(d, 0)), m_.scope_of(def));
       if (q && *q == "builtins.staticmethod") found = true;
     });
     return found;
@@ -1687,7 +1750,7 @@ class Builder {
               meth == "to" || meth == "cuda") &&
              holds_parameter(r, s, def, param, visited, budget);
     }
-    auto q = m_.callee_name(e, s);
+    const auto& q = m_.callee_name(e, s);
     if (!q) return false;
     auto pa = positional_arguments(e);
     // zip(xs, ys), enumerate(batch), list(batch): their elements are the arguments' elements.
@@ -1774,7 +1837,7 @@ class Builder {
       }
       if (!next_batch_loaders(e, s).empty()) return State::Unmoved;
       // tuple(t.to(d) for t in batch), list(...), dict(...); Variable(x) (pre-0.4 code) is x.
-      auto q = m_.callee_name(e, s);
+      const auto& q = m_.callee_name(e, s);
       if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
         auto pa = positional_arguments(e);
         if (!pa.empty()) return classify(pa[0], s, st);
@@ -2102,7 +2165,7 @@ class Builder {
       st.ever.insert(std::string(t(target)));
     };
     if (is(right, "call")) {
-      auto q = m_.callee_name(right, s);
+      const auto& q = m_.callee_name(right, s);
       auto a = positional_arguments(right);
       bool tuple_target = is(left, "pattern_list") || is(left, "tuple_pattern");
       auto targets = tuple_target ? named_children(left) : std::vector<TSNode>{};
@@ -2314,7 +2377,7 @@ class Builder {
           is(n, "dictionary_comprehension") || is(n, "string") || is(n, "set"))
         continue;
       if (!is(n, "call")) return false;
-      auto q = m_.callee_name(n, o.scope);
+      const auto& q = m_.callee_name(n, o.scope);
       if (!q || !(*q == "builtins.zip" || *q == "builtins.list" || *q == "builtins.tuple" ||
                   *q == "builtins.dict" || *q == "builtins.str" || *q == "builtins.sorted"))
         return false;
@@ -2402,7 +2465,7 @@ class Builder {
           TSNode v = unparen(b.value);
           bool candidate = is(v, "conditional_expression") || is(v, "string");
           if (is(v, "call")) {
-            auto q = m_.callee_name(v, sc);
+            const auto& q = m_.callee_name(v, sc);
             candidate = q && *q == "torch.device";
           }
           if (candidate && values_cuda(m_.evaluate(b.target, sc))) cuda = true;
@@ -2507,7 +2570,7 @@ class Builder {
           }
           if (grad_mode_of(v) == GradMode::Off) { found = true; return; }
           if (is(v, "call")) {
-            auto q = m_.callee_name(v, m_.scope_of(v));
+            const auto& q = m_.callee_name(v, m_.scope_of(v));
             auto args = positional_arguments(v);
             if (q && *q == "torch.set_grad_enabled" && args.size() == 1) {
               auto truth = branch_value(n, args[0], p);
@@ -2525,7 +2588,7 @@ class Builder {
             auto ch = named_children(d);
             if (ch.empty()) continue;
             TSNode e = is(ch[0], "call") ? field(ch[0], "function") : ch[0];
-            auto q = m_.qualified_name(e, m_.scope_of(dp));
+            const auto& q = m_.qualified_name(e, m_.scope_of(dp));
             if (q && (*q == "torch.no_grad" || *q == "torch.inference_mode")) return p;
           }
         }
@@ -2541,7 +2604,7 @@ class Builder {
   GradMode grad_mode_of(TSNode v) const {
     v = unparen(v);
     if (!is(v, "call")) return GradMode::Unknown;
-    auto q = m_.callee_name(v, m_.scope_of(v));
+    const auto& q = m_.callee_name(v, m_.scope_of(v));
     if (!q) return GradMode::Unknown;
     if (*q == "torch.no_grad" || *q == "torch.inference_mode") return GradMode::Off;
     if (*q == "torch.enable_grad") return GradMode::On;
@@ -2674,7 +2737,7 @@ class Builder {
     if (grad_disabled_) return *grad_disabled_;
     bool off = false;
     for (TSNode c : m_.calls()) {
-      auto q = m_.callee_name(c, m_.scope_of(c));
+      const auto& q = m_.callee_name(c, m_.scope_of(c));
       if (q && *q == "torch.set_grad_enabled" && !is(m_.parent(c), "with_item")) off = true;
       if (method_name(c, src_) == "requires_grad_") off = true;
     }
@@ -2823,7 +2886,7 @@ class Builder {
         if (attached(r, s, att)) return true;
       }
       if (auto l = lightning_self_call(e, s, att)) return *l;
-      auto q = m_.callee_name(e, s);
+      const auto& q = m_.callee_name(e, s);
       if (q && (*q == "builtins.float" || *q == "builtins.int" || *q == "builtins.str" || *q == "builtins.len" ||
                 *q == "builtins.round" || *q == "builtins.bool"))
         return false;
@@ -2870,7 +2933,7 @@ class Builder {
     const Scope* os = m_.scope_of(mi->origin);
     TSNode cls = local_class(mi->origin, os);
     if (is_null(cls)) {
-      auto q = m_.callee_name(mi->origin, os);
+      const auto& q = m_.callee_name(mi->origin, os);
       if (q && starts_with(*q, "torch.nn.")) return std::vector<bool>(n, true);
       return {};
     }
@@ -2989,7 +3052,7 @@ class Builder {
         if (!is(d, "decorator") || named_count(d) == 0) continue;
         TSNode e = unparen(named(d, 0));
         if (is(e, "call")) e = unparen(field(e, "function"));
-        auto q = m_.qualified_name(e, m_.scope_of(d));
+        const auto& q = m_.qualified_name(e, m_.scope_of(d));
         if (!q || starts_with(*q, "torch.no_grad") || starts_with(*q, "torch.inference_mode") ||
             starts_with(*q, "torch.autograd.grad_mode"))
           return false;  // autograd off, or a decorator gpulint cannot read
@@ -3075,7 +3138,7 @@ class Builder {
     const Scope* s = m_.scope_of(cls);
     for (TSNode b : named_children(sup)) {
       if (is(b, "keyword_argument")) continue;
-      auto q = m_.qualified_name(b, s);
+      const auto& q = m_.qualified_name(b, s);
       if (!q) continue;
       if (kLightningModule.count(*q)) return true;
       if (starts_with(*q, "local.") && is(unparen(b), "identifier")) {
@@ -3127,7 +3190,7 @@ class Builder {
     bool submodule = false;
     for (const auto& o : m_.origins(fn, s)) {
       if (!is(o.node, "call")) continue;
-      auto oq = m_.callee_name(o.node, o.scope);
+      const auto& oq = m_.callee_name(o.node, o.scope);
       if (oq && starts_with(*oq, "torchmetrics.")) return false;
       submodule = submodule || is_module_constructor(o.node, o.scope);
     }
@@ -3227,23 +3290,22 @@ class Builder {
     {
       GraphNames att;
       std::set<std::string> consumed;   // containers stacked / back-propagated in the loop
+      // Names back-propagated in this loop (`loss.backward()`): what they are assigned in the
+      // loop is attached to the graph by construction, unless the value is detached.
+      std::set<std::string> backprop_names;
+      // (One walk fills both sets; only calls back-propagate.)
       visit(field(loop, "body"), [&](TSNode n) {
         if (!is(n, "call")) return;
-        auto q = m_.callee_name(n, s);
+        const auto& q = m_.callee_name(n, s);
         if (q && (*q == "torch.stack" || *q == "torch.cat" || *q == "builtins.sum")) {
           for (auto a : positional_arguments(n)) { TSNode r = root_identifier(a); if (!is_null(r)) consumed.insert(std::string(t(r))); }
         }
         if (TSNode bt = backpropagated(n); !is_null(bt)) {
           TSNode r = root_identifier(bt);
           if (!is_null(r)) consumed.insert(std::string(t(r)) + "#backward");
+          TSNode b = unparen(bt);
+          if (is(b, "identifier")) backprop_names.insert(std::string(t(b)));
         }
-      });
-      // Names back-propagated in this loop (`loss.backward()`): what they are assigned in the
-      // loop is attached to the graph by construction, unless the value is detached.
-      std::set<std::string> backprop_names;
-      visit(field(loop, "body"), [&](TSNode n) {
-        TSNode r = unparen(backpropagated(n));
-        if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
       });
       // A LightningModule's training_step returns the loss Lightning back-propagates: a tensor,
       // or a dict whose "loss" entry is one (LightningModule.training_step's documented return).
@@ -3300,7 +3362,7 @@ class Builder {
         if (!is(v, "call"))
           return is(v, "integer") || is(v, "float") || (is(v, "attribute") && t(field(v, "attribute")) == "data");
         if (kDetaching.count(method_name(v, src_))) return true;
-        auto q = m_.callee_name(v, s);
+        const auto& q = m_.callee_name(v, s);
         return q && starts_with(*q, "builtins.");
       };
       // Walk the body in order.
@@ -3542,13 +3604,13 @@ class Builder {
       if (method_name(c, src_) != "type") return false;
       auto a = positional_arguments(c);
       if (a.size() != 1 || call_arguments(c).size() != 1) return false;
-      auto tq = m_.qualified_name(a[0], s);
+      const auto& tq = m_.qualified_name(a[0], s);
       return tq && host_legacy_constructor(*tq);
     };
     for (int i = 0; i < 32 && is(e, "call") &&
                     (kHostTransforms.count(method_name(e, src_)) || host_type_cast(e));
          ++i) {
-      auto fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
+      const auto& fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
       if (fq && starts_with(*fq, "torch.")) break;
       TSNode r = receiver(e);
       if (is_null(r)) return false;
@@ -3563,7 +3625,7 @@ class Builder {
       return false;
     }
     if (!is(e, "call")) return false;
-    auto q = m_.callee_name(e, s);
+    const auto& q = m_.callee_name(e, s);
     if (!q) return false;
     // Variable(x) (pre-0.4 code) is x itself since torch 0.4.
     if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") {
@@ -3663,7 +3725,7 @@ class Builder {
       return std::nullopt;
     }
     if (is(cond, "call")) {
-      auto q = m_.callee_name(cond, s);
+      const auto& q = m_.callee_name(cond, s);
       if (q && *q == "torch.cuda.is_available" && call_arguments(cond).empty()) {
         if (assumes_gpu) *assumes_gpu = true;
         return true;
@@ -3732,7 +3794,7 @@ class Builder {
 
   // `device=<text>` added to the allocating call (empty for a legacy constructor: it has none).
   std::vector<Edit> device_argument_fix(TSNode factory, const Scope* s, const std::string& device) const {
-    auto q = m_.callee_name(factory, s);
+    const auto& q = m_.callee_name(factory, s);
     if (!q || !kFactories.count(*q)) return {};
     TSNode fargs = field(factory, "arguments");
     if (!is(fargs, "argument_list")) return {};
@@ -3802,7 +3864,7 @@ class Builder {
     if (!created_moved_.insert(creation.id).second) return;
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
-    auto q = m_.callee_name(factory, s);
+    const auto& q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
     f.legacy_constructor = q && host_legacy_constructor(*q);
     // Created on the device where the move was conditional on CUDA being available, the
@@ -3841,7 +3903,7 @@ class Builder {
         if (a.size() != 1 || !cuda_tensor_type(m_.qualified_name(a[0], s))) continue;
         CreatedThenMoved f;
         f.expression = {start(c), end(c)};
-        auto q = m_.callee_name(factory, s);
+        const auto& q = m_.callee_name(factory, s);
         f.factory = q ? *q : std::string(t(field(factory, "function")));
         f.legacy_constructor = q && host_legacy_constructor(*q);
         facts_.created_then_moved.push_back(std::move(f));
@@ -3869,7 +3931,7 @@ class Builder {
         if (method_name(x, src_) == "type" || method_name(x, src_) == "masked_fill") simple = false;
       CreatedThenMoved f;
       f.expression = {start(c), end(c)};
-      auto q = m_.callee_name(factory, s);
+      const auto& q = m_.callee_name(factory, s);
       f.factory = q ? *q : std::string(t(field(factory, "function")));
       f.legacy_constructor = q && host_legacy_constructor(*q);
       if (simple) {

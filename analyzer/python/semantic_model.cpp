@@ -478,6 +478,7 @@ SemanticModel::SemanticModel(std::string_view src, TSNode root) : src_(src), roo
   Builder b{*this, src};
   Scope* ms = b.new_scope(Scope::Kind::Module, root, nullptr);
   b.walk_children(root, ms, 0);
+  built_ = true;
 }
 
 bool SemanticModel::imports_module(std::string_view prefix) const {
@@ -524,14 +525,18 @@ TSNode SemanticModel::parent(TSNode node) const {
 const Scope* SemanticModel::scope_of(TSNode node) const {
   auto cs = call_scope_.find(node.id);
   if (cs != call_scope_.end()) return cs->second;
+  auto memo = scope_memo_.find(node.id);
+  if (memo != scope_memo_.end()) return memo->second;
+  const Scope* found = module_scope();
   TSNode n = node;
   for (int guard = 0; !is_null(n) && guard < 100000; ++guard) {
     auto it = scope_by_node_.find(n.id);
-    if (it != scope_by_node_.end() && !same(n, node)) return it->second;
-    if (it != scope_by_node_.end() && same(n, node) && n.id == root_.id) return it->second;
+    if (it != scope_by_node_.end() && !same(n, node)) { found = it->second; break; }
+    if (it != scope_by_node_.end() && same(n, node) && n.id == root_.id) { found = it->second; break; }
     n = this->parent(n);
   }
-  return module_scope();
+  if (built_) scope_memo_.emplace(node.id, found);
+  return found;
 }
 
 const std::vector<Binding>* SemanticModel::lookup(std::string_view name, const Scope* scope,
@@ -559,7 +564,19 @@ const std::vector<Binding>* SemanticModel::lookup(std::string_view name, const S
   return nullptr;
 }
 
-std::optional<std::string> SemanticModel::qualified_name(TSNode expr, const Scope* scope) const {
+const std::optional<std::string>& SemanticModel::qualified_name(TSNode expr, const Scope* scope) const {
+  if (!built_) {  // asked by the constructor's walk: answer without keeping it
+    unmemoised_qualified_ = qualified_name_uncached(expr, scope);
+    return unmemoised_qualified_;
+  }
+  auto key = std::make_pair(static_cast<const void*>(expr.id), scope);
+  auto memo = qualified_memo_.find(key);
+  if (memo != qualified_memo_.end()) return memo->second;
+  auto q = qualified_name_uncached(expr, scope);
+  return qualified_memo_.emplace(key, std::move(q)).first->second;
+}
+
+std::optional<std::string> SemanticModel::qualified_name_uncached(TSNode expr, const Scope* scope) const {
   for (int guard = 0; guard < kMaxDepth; ++guard) {
     expr = unparen(expr);
     if (is(expr, "identifier")) {
@@ -628,7 +645,7 @@ std::optional<std::string> SemanticModel::unbound_name(std::string_view name) co
   return "builtins." + std::string(name);
 }
 
-std::optional<std::string> SemanticModel::callee_name(TSNode call, const Scope* scope) const {
+const std::optional<std::string>& SemanticModel::callee_name(TSNode call, const Scope* scope) const {
   return qualified_name(field(call, "function"), scope);
 }
 
@@ -1114,6 +1131,16 @@ bool SemanticModel::dominates(TSNode binding_stmt, TSNode use) const {
 }
 
 std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int depth) const {
+  if (!built_ || origins_active_ != 0 || !unpacking_.empty()) return origins_uncached(expr, scope, depth);
+  OriginsKey key{expr.id, scope, depth};
+  auto memo = origins_memo_.find(key);
+  if (memo != origins_memo_.end()) return memo->second;
+  auto out = origins_uncached(expr, scope, depth);
+  origins_memo_.emplace(key, out);
+  return out;
+}
+
+std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* scope, int depth) const {
   // The outermost origins query (whatever its entry point) gives unpacked_return_origins its
   // budget of expansions for the whole query.
   struct Query {

@@ -64,6 +64,15 @@ struct Origin {
   const Scope* scope = nullptr;
 };
 
+/// Hash of a (syntax node id, scope) pair: the key of per-node memos (a node's `id` is unique
+/// within one tree).
+struct NodeScopeHash {
+  std::size_t operator()(const std::pair<const void*, const Scope*>& k) const noexcept {
+    std::size_t a = std::hash<const void*>()(k.first), b = std::hash<const void*>()(k.second);
+    return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  }
+};
+
 class SemanticModel {
  public:
   /// Builds the model for a parsed module. `src` and the tree must outlive the model.
@@ -101,7 +110,8 @@ class SemanticModel {
   /// `DL` after `from torch.utils.data import DataLoader as DL`; "builtins.enumerate" for an
   /// unbound builtin; "local.Net" for a class or function defined in this file.
   /// nullopt when it cannot be decided. Aliases of moved modules are canonicalised.
-  std::optional<std::string> qualified_name(TSNode expr, const Scope* scope) const;
+  /// The answer is memoised per (expr, scope): the reference stays valid as long as the model.
+  const std::optional<std::string>& qualified_name(TSNode expr, const Scope* scope) const;
   /// The qualified name of `name` where no binding of this file gives it (a global the
   /// module reads without assigning): "builtins.len" for a builtin; what the module's star
   /// imports provide ("config.device" after `from config import *` alone; "torch" for `torch`
@@ -111,7 +121,7 @@ class SemanticModel {
   /// when several star imports could provide it.
   std::optional<std::string> unbound_name(std::string_view name) const;
   /// Qualified name of a call's callee.
-  std::optional<std::string> callee_name(TSNode call, const Scope* scope) const;
+  const std::optional<std::string>& callee_name(TSNode call, const Scope* scope) const;
 
   /// Possible constant values of `expr`: literals, names bound to constants (union over
   /// all bindings), `x if c else y`, argparse defaults (`args.workers`), parameters through
@@ -196,6 +206,30 @@ class SemanticModel {
   std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_argparse(TSNode attribute, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_param(const Binding& b, int depth) const;
+  std::optional<std::string> qualified_name_uncached(TSNode expr, const Scope* scope) const;
+
+  /// qualified_name memo: (expression node id, scope) -> answer. The model is read-only after
+  /// construction, so an answer never changes; the facts builder and the rules ask for the same
+  /// callees many times (every pass over the calls re-resolves them).
+  mutable std::unordered_map<std::pair<const void*, const Scope*>, std::optional<std::string>, NodeScopeHash>
+      qualified_memo_;
+  std::vector<Origin> origins_uncached(TSNode expr, const Scope* scope, int depth) const;
+  /// origins memo for outermost queries (none running, no unpacking under way): such a query
+  /// starts from the same state every time (a fresh expansion budget), so its answer depends on
+  /// (expression node id, scope, depth) alone. Nested queries share the running query's budget
+  /// and are not memoised.
+  struct OriginsKey {
+    const void* node;
+    const Scope* scope;
+    int depth;
+    bool operator==(const OriginsKey& o) const { return node == o.node && scope == o.scope && depth == o.depth; }
+  };
+  struct OriginsKeyHash {
+    std::size_t operator()(const OriginsKey& k) const noexcept {
+      return NodeScopeHash()({k.node, k.scope}) * 31 + static_cast<std::size_t>(k.depth);
+    }
+  };
+  mutable std::unordered_map<OriginsKey, std::vector<Origin>, OriginsKeyHash> origins_memo_;
 
   std::string_view src_;
   TSNode root_;
@@ -217,6 +251,15 @@ class SemanticModel {
   bool too_deep_ = false;
   /// The scope of every call node (recorded during the walk; scope_of reads it first).
   std::unordered_map<const void*, const Scope*> call_scope_;
+  /// scope_of's answers for other nodes (each found by a walk up the parents), by node id.
+  mutable std::unordered_map<const void*, const Scope*> scope_memo_;
+  /// Set once the constructor's walk is done: the memos (qualified names, origins, scopes) are
+  /// filled only then. The walk itself asks qualified_name (is_instance_parameter reads method
+  /// decorators) while later bindings and star imports are not recorded yet; such an answer
+  /// must not be kept.
+  bool built_ = false;
+  /// qualified_name's answer while !built_ (returned by reference, valid until the next call).
+  mutable std::optional<std::string> unmemoised_qualified_;
   /// The module's top-level children in source order (for parent()).
   std::vector<TSNode> top_level_;
   /// Writes to names that hold dicts: (scope, name) -> update() calls / subscript stores.

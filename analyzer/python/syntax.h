@@ -70,8 +70,12 @@ CursorPool& cursor_pool();
 /// Calls `f(child)` for each named child of `n` in order, comments included. Uses a tree
 /// cursor: O(children), where indexing with ts_node_named_child(n, i) is O(i) per call. `f`
 /// may call for_each_named_child again (each nesting level gets its own pooled cursor).
+/// A node without named children (a leaf: identifiers, literals, operators) returns at once:
+/// its subtree's named-child count (O(1), kept by tree-sitter) is 0, and the recursive walks
+/// reach leaves about as often as inner nodes.
 template <class F>
 void for_each_named_child(TSNode n, F&& f) {
+  if (ts_node_is_null(n) || ts_node_named_child_count(n) == 0) return;
   CursorPool& pool = cursor_pool();
   struct Release {
     CursorPool& p;
