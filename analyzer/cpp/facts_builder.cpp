@@ -535,9 +535,9 @@ class Builder {
   // step: a named function (not main(), not a lambda, its address not taken here) that runs no
   // training loop of its own. Empty otherwise: the finding is dropped.
   std::string cross_file_candidate(const Stmt* s);
-  // True when `s` is in a training-step function: one that calls backward() outside any loop
-  // of its own and has none that does (`void train_step() { ...; loss.backward();
-  // optimizer.step(); }`, a DQN agent's update). Each call of it is one step, wherever it is
+  // True when `s` is in a training-step function: one that calls backward() and an optimizer's
+  // step() outside any loop of its own and runs no training loop (`void train_step() { ...;
+  // loss.backward(); optimizer.step(); }`, a DQN agent's update). Each call of it is one step, wherever it is
   // called from (another file, or code not written yet), so what it creates, it creates once
   // per step.
   bool in_step_function(const Stmt* s);
@@ -903,11 +903,17 @@ std::string Builder::cross_file_candidate(const Stmt* s) {
 bool Builder::in_step_function(const Stmt* s) {
   const FunctionDecl* fn = enclosing_function(DynTypedNode::create(*s));
   if (!fn || fn->isMain() || !fn->getBody() || runs_training_loop(fn->getBody())) return false;
+  auto once_per_call = [&](const Stmt* c) {
+    return !enclosing_loop(c) && enclosing_function(DynTypedNode::create(*c)) == fn;
+  };
   std::vector<const CallExpr*> calls;
   backward_calls(fn->getBody(), calls);
-  for (const CallExpr* c : calls)
-    if (!enclosing_loop(c) && enclosing_function(DynTypedNode::create(*c)) == fn) return true;
-  return false;
+  if (std::none_of(calls.begin(), calls.end(), once_per_call)) return false;
+  // And it updates the parameters: an optimizer's step() once per call too. A function that
+  // only back-propagates (an autograd demo printing gradients) is no training step.
+  auto steps = nodes<CXXMemberCallExpr>(match(stmt(forEachDescendant(cxxMemberCallExpr(callee(cxxMethodDecl(
+      hasName("step"), ofClass(isSameOrDerivedFrom("::torch::optim::Optimizer"))))).bind("n"))), *fn->getBody(), ctx_));
+  return std::any_of(steps.begin(), steps.end(), once_per_call);
 }
 
 void Builder::collect_cross_file(FileFacts& f) {
