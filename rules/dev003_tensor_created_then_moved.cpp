@@ -69,7 +69,8 @@ main.cpp's game loop calls, also where a missing header leaves only the agent ob
 method's name to find it by): `gpulint check` decides that once every file is analysed, the
 editor and `audit` (one file at a time) stay silent on it, and `--fix` leaves it alone. A
 function called only before or after a loop is not, nor is one that runs a training loop. A
-training-step function — one that calls `backward()` outside any loop of its own (a DQN agent's
+training-step function — one that calls `backward()` and an optimizer's `step()` outside any
+loop of its own (a DQN agent's
 `train_step()` in a header, whoever calls it) — runs once per step by definition, so what it
 creates counts wherever it is called from. In C++ a view or an in-place fill between the
 creation and the move (`torch::empty({n}).uniform_(0.8, 1.0).to(device)`) is still the host
