@@ -3,7 +3,8 @@
 # the corpus (both repositories hold a `train.cpp`, so matching by base name would be wrong),
 # one compilation database per repository — acme__trainer's own CMake project configured
 # against Debian's libtorch-dev ("configured"; its CXX_STANDARD 11 records -std=gnu++11, which
-# LibTorch's headers refuse and gpulint raises to gnu++14); lab__vision's needs OpenCV, so its entry is
+# LibTorch's headers refuse and gpulint raises to gnu++14); lab__vision's needs a package no
+# machine has (GpulintAbsentPackage: not OpenCV, which a developer may well have), so its entry is
 # written with the repository's header directories ("written"), nearest to the file first
 # (a/include/trainer.h and b/include/trainer.h declare different classes; b/src/train.cpp
 # needs b's). Each finding is in an out-of-line member function of a class declared in the
@@ -70,13 +71,13 @@ double Trainer::train(int epochs) {
 int main() { return Trainer().train(3) > 0 ? 0 : 1; }
 CPP
 
-# lab__vision: needs OpenCV (not installed), two sub-projects with a header of the same name.
+# lab__vision: needs a package no machine has, two sub-projects with a header of the same name.
 mkdir -p "$C/lab__vision/a/include" "$C/lab__vision/b/include" "$C/lab__vision/b/src"
 cat > "$C/lab__vision/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.18)
 project(vision CXX)
 find_package(Torch REQUIRED)
-find_package(OpenCV 4 REQUIRED)
+find_package(GpulintAbsentPackage REQUIRED)
 add_subdirectory(b)
 CMAKE
 cat > "$C/lab__vision/a/include/trainer.h" <<'CPP'
@@ -139,7 +140,7 @@ for g in ("DL001", "DEV"):
 acme = d["repos"]["acme__trainer"]["acme__trainer/src/train.cpp"]
 assert acme["database"].startswith("configured (./CMakeLists.txt)"), acme
 lab = d["repos"]["lab__vision"]["lab__vision/b/src/train.cpp"]
-assert lab["database"].startswith("written") and "OpenCV" in lab["database"], lab
+assert lab["database"].startswith("written") and "GpulintAbsentPackage" in lab["database"], lab
 # Both parse without a compiler error: the written entry's LibTorch include directories leave
 # out the compiler's own (/usr/include), and acme's CXX_STANDARD 11 is raised to LibTorch's C++14.
 assert acme["parse"] == "clean" and lab["parse"] == "clean", (acme, lab)
