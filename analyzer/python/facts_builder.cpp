@@ -2762,6 +2762,24 @@ class Builder {
     return found;
   }
 
+  // What `def`'s return statements give, element by element (`return a, b` has two elements, a
+  // bare `return x` one): out[i] is true when `held` is true of element i in some return
+  // statement. Empty when it returns nothing or its returns differ in how many elements they
+  // have (the caller cannot tell which element it unpacks).
+  template <typename Held>
+  std::vector<bool> returned_elements(TSNode def, Held&& held) const {
+    std::vector<bool> out;
+    for (TSNode v : m_.returned_values(def)) {
+      v = unparen(v);
+      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
+      if (!out.empty() && out.size() != elems.size()) return {};
+      out.resize(elems.size(), false);
+      for (std::size_t i = 0; i < elems.size(); ++i)
+        if (held(unparen(elems[i]))) out[i] = true;
+    }
+    return out;
+  }
+
   // Per element of what a function of this file returns (`return train_loss, train_metric`):
   // true for a name that the function accumulates from back-propagated losses in a training
   // loop (`train_loss += loss` beside `loss.backward()`), so the caller gets an attached sum.
@@ -2777,20 +2795,9 @@ class Builder {
   }
   mutable std::unordered_map<const void*, std::vector<bool>> attached_returns_;
   std::vector<bool> attached_returns_uncached(TSNode def) const {
-    auto values = m_.returned_values(def);
-    if (values.empty()) return {};
-    std::vector<bool> out;
-    for (TSNode v : values) {
-      v = unparen(v);
-      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
-      if (!out.empty() && out.size() != elems.size()) return {};
-      out.resize(elems.size(), false);
-      for (std::size_t i = 0; i < elems.size(); ++i)
-        if (is(unparen(elems[i]), "identifier") && (accumulates_backprop_loss(def, t(unparen(elems[i]))) ||
-                                                    returns_backpropagated(def, t(unparen(elems[i])))))
-          out[i] = true;
-    }
-    return out;
+    return returned_elements(def, [&](TSNode e) {
+      return is(e, "identifier") && (accumulates_backprop_loss(def, t(e)) || returns_backpropagated(def, t(e)));
+    });
   }
 
   // Does `def` call `name.backward()` once per call (no loop of its own around it, not under
@@ -2942,19 +2949,11 @@ class Builder {
     if (TSNode decorated = m_.parent(def); is(decorated, "decorated_definition"))
       for (TSNode d : named_children(decorated))
         if (is(d, "decorator")) return {};
-    std::vector<bool> out;
-    for (TSNode v : m_.returned_values(def)) {
-      v = unparen(v);
-      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
-      if (elems.size() != n || (!out.empty() && out.size() != n)) return {};
-      out.resize(n, false);
-      for (std::size_t i = 0; i < n; ++i) {
-        TSNode e = unparen(elems[i]);
-        bool held = !(is(e, "integer") || is(e, "float") || is(e, "none") || is(e, "string") ||
-                      is(e, "true") || is(e, "false") || (is(e, "call") && kDetaching.count(method_name(e, src_))));
-        if (held) out[i] = true;
-      }
-    }
+    auto out = returned_elements(def, [&](TSNode e) {
+      return !(is(e, "integer") || is(e, "float") || is(e, "none") || is(e, "string") || is(e, "true") ||
+               is(e, "false") || (is(e, "call") && kDetaching.count(method_name(e, src_))));
+    });
+    if (out.size() != n) return {};
     return out;
   }
 
@@ -2972,28 +2971,18 @@ class Builder {
     auto memo = returned_model_outputs_.find(def.id);
     if (memo != returned_model_outputs_.end()) return memo->second;
     std::vector<bool> out;
-    TSNode decorated = m_.parent(def);
-    bool plain = !is(decorated, "decorated_definition");
     const Scope* fs = m_.function_scope(def);
     auto model_call = [&](TSNode e) {
       e = unparen(e);
       return is(e, "call") && !under_no_grad(e) && model_for_callee(field(e, "function"), m_.scope_of(e)) != nullptr;
     };
-    for (TSNode v : plain && fs ? m_.returned_values(def) : std::vector<TSNode>{}) {
-      v = unparen(v);
-      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
-      if (!out.empty() && out.size() != elems.size()) { out.clear(); break; }
-      out.resize(elems.size(), false);
-      for (std::size_t i = 0; i < elems.size(); ++i) {
-        TSNode e = unparen(elems[i]);
-        if (model_call(e)) { out[i] = true; continue; }
-        if (!is(e, "identifier")) continue;
+    if (fs && !is(m_.parent(def), "decorated_definition"))
+      out = returned_elements(def, [&](TSNode e) {
+        if (model_call(e)) return true;
+        if (!is(e, "identifier")) return false;
         auto os = m_.origins(e, fs);
-        bool all = !os.empty();
-        for (const Origin& o : os) all = all && model_call(o.node);
-        if (all) out[i] = true;
-      }
-    }
+        return !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) { return model_call(o.node); });
+      });
     return returned_model_outputs_.emplace(def.id, std::move(out)).first->second;
   }
   mutable std::unordered_map<const void*, std::vector<bool>> returned_model_outputs_;
@@ -3246,15 +3235,7 @@ class Builder {
           }
       }
     });
-    std::vector<bool> out;
-    for (TSNode v : m_.returned_values(def)) {
-      v = unparen(v);
-      auto elems = (is(v, "expression_list") || is(v, "tuple")) ? named_children(v) : std::vector<TSNode>{v};
-      if (!out.empty() && out.size() != elems.size()) { out.clear(); break; }
-      out.resize(elems.size(), false);
-      for (std::size_t i = 0; i < elems.size(); ++i)
-        if (attached(elems[i], fs, inner)) out[i] = true;
-    }
+    auto out = returned_elements(def, [&](TSNode e) { return attached(e, fs, inner); });
     --lightning_depth_;
     return out;
   }
@@ -3733,17 +3714,14 @@ class Builder {
       return std::nullopt;
     }
     if (is(cond, "identifier")) {
-      auto os = m_.origins(cond, s);
+      // Every origin decided alike (one that is the name itself: an unbound global, undecided).
       std::optional<bool> r;
-      bool any = false;
-      for (const Origin& o : os) {
-        if (same(unparen(o.node), cond)) { any = false; break; }
-        auto v = truth_on_gpu(o.node, o.scope, assumes_gpu, depth + 1);
-        if (!v || (r && *r != *v)) return constant_truth(cond, s, 0, /*literals_only=*/false);
+      for (const Origin& o : m_.origins(cond, s)) {
+        auto v = same(unparen(o.node), cond) ? std::nullopt : truth_on_gpu(o.node, o.scope, assumes_gpu, depth + 1);
+        if (!v || (r && *r != *v)) { r.reset(); break; }
         r = v;
-        any = true;
       }
-      if (any) return r;
+      if (r) return r;
     }
     return constant_truth(cond, s, 0, /*literals_only=*/false);
   }
