@@ -21,6 +21,15 @@ using namespace gpulint::python;
 
 namespace {
 
+// The DEV003 facts the front end builds for `text` (a file named step.py). They hold only
+// ranges, names and edits, so they outlive the tree.
+std::vector<gpulint::CreatedThenMoved> created_then_moved(const std::string& text) {
+  gpulint::SourceFile source("step.py", text);
+  Tree tree = Tree::parse(source.text());
+  SemanticModel m(source.text(), tree.root());
+  return build_facts(m, source).created_then_moved;
+}
+
 std::vector<fs::path> python_fixtures() {
   std::vector<fs::path> out;
   for (const auto& e : fs::recursive_directory_iterator(fs::path(GPULINT_SOURCE_DIR) / "fixtures" / "python"))
@@ -247,17 +256,14 @@ TEST(PythonModel, CreatedThenMovedMarksLegacyConstructors) {
       "        c = torch.zeros(3).cuda()\n"
       "        d = torch.randn(4).type(torch.cuda.FloatTensor)\n"
       "        e = torch.ones(2).type(torch.FloatTensor)\n";
-  gpulint::SourceFile source("step.py", text);
-  Tree tree = Tree::parse(source.text());
-  SemanticModel m(source.text(), tree.root());
-  gpulint::FileFacts facts = build_facts(m, source);
-  ASSERT_EQ(facts.created_then_moved.size(), 4u);  // not `e`: torch.FloatTensor is a host type
+  auto created = created_then_moved(text);
+  ASSERT_EQ(created.size(), 4u);  // not `e`: torch.FloatTensor is a host type
   std::vector<std::pair<std::string, bool>> got;
-  for (const auto& c : facts.created_then_moved) got.emplace_back(c.factory, c.legacy_constructor);
+  for (const auto& c : created) got.emplace_back(c.factory, c.legacy_constructor);
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, (std::vector<std::pair<std::string, bool>>{
                      {"torch.LongTensor", true}, {"torch.LongTensor", true}, {"torch.randn", false}, {"torch.zeros", false}}));
-  for (const auto& c : facts.created_then_moved)
+  for (const auto& c : created)
     if (c.legacy_constructor) EXPECT_TRUE(c.fix.empty()) << c.factory;
 }
 
@@ -278,17 +284,14 @@ TEST(PythonModel, CreatedThenMovedUnderCudaAvailableHasNoFix) {
       "        if flag:\n"
       "            b = b.cuda()\n"
       "step([1], True)\n";
-  gpulint::SourceFile source("step.py", text);
-  Tree tree = Tree::parse(source.text());
-  SemanticModel m(source.text(), tree.root());
-  gpulint::FileFacts facts = build_facts(m, source);
-  ASSERT_EQ(facts.created_then_moved.size(), 2u);
-  for (const auto& c : facts.created_then_moved) {
-    std::string_view created = std::string_view(text).substr(c.expression.start, c.expression.end - c.expression.start);
-    if (created == "torch.zeros(3)") {
+  auto created = created_then_moved(text);
+  ASSERT_EQ(created.size(), 2u);
+  for (const auto& c : created) {
+    std::string_view expr = std::string_view(text).substr(c.expression.start, c.expression.end - c.expression.start);
+    if (expr == "torch.zeros(3)") {
       EXPECT_TRUE(c.fix.empty());
     } else {
-      EXPECT_EQ(created, "torch.ones(3)");
+      EXPECT_EQ(expr, "torch.ones(3)");
       EXPECT_FALSE(c.fix.empty());
     }
   }
@@ -304,12 +307,9 @@ TEST(PythonModel, CreatedThenMovedThroughTransformsInOneExpression) {
       "    for v in batches:\n"
       "        a = torch.rand(3).reshape(-1, 1).cuda()\n"
       "        b = torch.ones(3).masked_fill(torch.rand(3) > 0.5, 0).cuda()\n";
-  gpulint::SourceFile source("step.py", text);
-  Tree tree = Tree::parse(source.text());
-  SemanticModel m(source.text(), tree.root());
-  gpulint::FileFacts facts = build_facts(m, source);
-  ASSERT_EQ(facts.created_then_moved.size(), 2u);
-  for (const auto& c : facts.created_then_moved) {
+  auto created = created_then_moved(text);
+  ASSERT_EQ(created.size(), 2u);
+  for (const auto& c : created) {
     if (c.factory == "torch.rand") {
       EXPECT_FALSE(c.fix.empty());
     } else {
