@@ -541,6 +541,8 @@ class Builder {
   // called from (another file, or code not written yet), so what it creates, it creates once
   // per step.
   bool in_step_function(const Stmt* s);
+  bool is_step_function(const FunctionDecl* fn);
+  std::map<const FunctionDecl*, bool> step_functions_;  // is_step_function, per function
   // The method a call clang could not resolve names, when clang kept its object but not the
   // method: `agent.act(state)` where `state`'s type comes from a header that is missing (the
   // callee is then a RecoveryExpr around `agent`). The method is looked up by the identifier
@@ -902,7 +904,15 @@ std::string Builder::cross_file_candidate(const Stmt* s) {
 
 bool Builder::in_step_function(const Stmt* s) {
   const FunctionDecl* fn = enclosing_function(DynTypedNode::create(*s));
-  if (!fn || fn->isMain() || !fn->getBody() || runs_training_loop(fn->getBody())) return false;
+  if (!fn) return false;
+  // Asked once per creation moved outside a loop: decided once per function.
+  auto [it, fresh] = step_functions_.try_emplace(fn, false);
+  if (fresh) it->second = is_step_function(fn);
+  return it->second;
+}
+
+bool Builder::is_step_function(const FunctionDecl* fn) {
+  if (fn->isMain() || !fn->getBody() || runs_training_loop(fn->getBody())) return false;
   auto once_per_call = [&](const Stmt* c) {
     return !enclosing_loop(c) && enclosing_function(DynTypedNode::create(*c)) == fn;
   };
