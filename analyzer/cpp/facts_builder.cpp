@@ -70,6 +70,9 @@ const CXXRecordDecl* record_of(QualType t) {
 
 bool is_tensor_type(QualType t) { return has_qualified_name(record_of(t), "at::Tensor"); }
 
+// std::tuple<...> (through references, typedefs and `auto`).
+bool is_tuple_type(QualType t) { return has_qualified_name(record_of(t), "std::tuple"); }
+
 bool is_module_record(const CXXRecordDecl* rd) {
   return derives_from(rd, "torch::nn::Module") || derives_from(rd, "torch::nn::ModuleHolder");
 }
@@ -500,6 +503,21 @@ class Builder {
   // it): whether one of its `return` statements returns an attached value. nullopt for any
   // other call (a library function, one defined in another file, a recursion).
   std::optional<bool> returns_attached(const CallExpr* call, int depth);
+  // Does element `index` of the std::tuple value `e` carry an autograd graph? `e` is a
+  // `std::make_tuple(...)` / `std::tuple{...}` / `{a, b}` (the element's own expression), a local
+  // tuple variable (its initializer and later assignments), a call of a function of this file
+  // (its `return` statements), or a module call (`ac->forward(s)` returning a tuple: its
+  // forward's returns when the class is defined here, otherwise every element, as LSTM's
+  // `(output, (h, c))`; nothing under NoGradGuard). nullopt when gpulint cannot follow it.
+  // The tuple-like `std::get<I>(t)` and structured bindings `auto [a, v] = f();` read it.
+  std::optional<bool> element_attached(const Expr* e, unsigned index, int depth);
+  std::set<std::pair<const Decl*, unsigned>> visiting_elements_;
+  // Tensor data members assigned a value (`mu_ = torch::tanh(lin_->forward(x));`), anywhere in
+  // the translation unit: a member holds the graph of the last value assigned to it.
+  std::map<const FieldDecl*, std::vector<const Expr*>> field_assignments_;
+  std::set<const FieldDecl*> visiting_fields_;
+  // Tuple variables assigned after their declaration: `av = ac->forward(s);`.
+  std::map<const VarDecl*, std::vector<const Expr*>> tuple_assignments_;
   // Is backward() (is_backward_call) called on the local variable `vd` itself, anywhere in
   // the function that declares it (`loss.backward()`)?
   bool backpropagated(const VarDecl* vd);
@@ -671,12 +689,24 @@ bool Builder::attached(const Expr* e, int depth) {
   if (!e || depth > 24) return false;
   e = strip(e);
   if (is_module_call(e)) return !under_no_grad(e);
+  if (auto* call = dyn_cast<CallExpr>(e); call && !isa<CXXOperatorCallExpr>(call) && call->getNumArgs() == 1) {
+    // std::get<I>(t): element I of a tuple.
+    const FunctionDecl* fd = call->getDirectCallee();
+    const TemplateArgumentList* targs = fd ? fd->getTemplateSpecializationArgs() : nullptr;
+    if (fd && targs && targs->size() >= 1 && targs->get(0).getKind() == TemplateArgument::Integral &&
+        has_qualified_name(fd, "std::get") && is_tuple_type(call->getArg(0)->getType())) {
+      std::optional<bool> r =
+          element_attached(call->getArg(0), static_cast<unsigned>(targs->get(0).getAsIntegral().getZExtValue()), depth + 1);
+      return r.value_or(false);
+    }
+  }
   if (auto* call = dyn_cast<CallExpr>(e); call && !isa<CXXOperatorCallExpr>(call))
     if (std::optional<bool> r = returns_attached(call, depth)) return *r;
   if (auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
     const CXXMethodDecl* m = mc->getMethodDecl();
     if (!m || !is_tensor_type(mc->getType())) return false;
     if (!has_qualified_name(m->getParent(), "at::Tensor")) return false;
+    if (under_no_grad(mc)) return false;  // computed with autograd off: no graph
     if (m->getDeclName().isIdentifier()) {
       llvm::StringRef n = m->getName();
       if (n == "detach" || n == "detach_" || n == "item" || n == "data" || n == "clone_detached") return false;
@@ -694,6 +724,7 @@ bool Builder::attached(const Expr* e, int depth) {
     std::string q = fd->getQualifiedNameAsString();
     llvm::StringRef qs(q);
     if (!(qs.startswith("torch::") || qs.startswith("at::") || isa<CXXOperatorCallExpr>(call))) return false;
+    if (under_no_grad(call)) return false;  // computed with autograd off: no graph
     for (const Expr* a : call->arguments())
       if (attached(a, depth + 1)) return true;
     return false;
@@ -702,6 +733,31 @@ bool Builder::attached(const Expr* e, int depth) {
     return attached(bo->getLHS(), depth + 1) || attached(bo->getRHS(), depth + 1);
   if (auto* co = dyn_cast<ConditionalOperator>(e))
     return attached(co->getTrueExpr(), depth + 1) || attached(co->getFalseExpr(), depth + 1);
+  if (auto* me = dyn_cast<MemberExpr>(e)) {
+    // A tensor data member: attached when a value assigned to it is (`mu_` assigned from a
+    // forward pass, read by `log_prob()`).
+    auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+    if (!fd || !is_tensor_type(fd->getType())) return false;
+    fd = fd->getCanonicalDecl();
+    if (!visiting_fields_.insert(fd).second) return false;
+    bool r = false;
+    for (const Expr* rhs : field_assignments_[fd])
+      if (attached(rhs, depth + 1)) { r = true; break; }
+    visiting_fields_.erase(fd);
+    return r;
+  }
+  if (auto* d = dyn_cast<DeclRefExpr>(e); d && isa<BindingDecl>(d->getDecl())) {
+    // `auto [action, value] = ac->forward(s);`: element `i` of the decomposed tuple.
+    auto* bd = cast<BindingDecl>(d->getDecl());
+    auto* dd = dyn_cast_or_null<DecompositionDecl>(bd->getDecomposedDecl());
+    if (!dd || !dd->getInit() || !is_tuple_type(dd->getType())) return false;
+    unsigned i = 0;
+    for (const BindingDecl* b : dd->bindings()) {
+      if (b == bd) break;
+      ++i;
+    }
+    return element_attached(dd->getInit(), i, depth + 1).value_or(false);
+  }
   if (auto* d = dyn_cast<DeclRefExpr>(e)) {
     auto* vd = dyn_cast<VarDecl>(d->getDecl());
     if (!vd || !vd->hasLocalStorage() || isa<ParmVarDecl>(vd)) return false;
@@ -735,6 +791,84 @@ std::optional<bool> Builder::returns_attached(const CallExpr* call, int depth) {
   }
   returning_.erase(def);
   return r;
+}
+
+std::optional<bool> Builder::element_attached(const Expr* e, unsigned index, int depth) {
+  if (!e || depth > 24) return std::nullopt;
+  e = strip(e);
+  // `return {action, value};` / `std::tuple<...>{a, b}` / `std::tuple<...>(a, b)`.
+  if (auto* il = dyn_cast<InitListExpr>(e)) {
+    if (il->getNumInits() == 1 && is_tuple_type(il->getInit(0)->getType()))
+      return element_attached(il->getInit(0), index, depth + 1);
+    if (index < il->getNumInits()) return attached(il->getInit(index), depth + 1);
+    return std::nullopt;
+  }
+  if (auto* ce = dyn_cast<CXXConstructExpr>(e); ce && is_tuple_type(ce->getType())) {
+    if (ce->getNumArgs() == 1 && is_tuple_type(ce->getArg(0)->getType()))
+      return element_attached(ce->getArg(0), index, depth + 1);
+    if (index < ce->getNumArgs()) return attached(ce->getArg(index), depth + 1);
+    return std::nullopt;
+  }
+  if (is_module_call(e)) {
+    if (under_no_grad(e)) return false;
+    // The class's forward, when this file defines it: its returns, element by element.
+    const CXXMethodDecl* forward = nullptr;
+    if (const CXXRecordDecl* rd = called_module_class(e); rd && rd->hasDefinition())
+      for (const CXXMethodDecl* m : rd->getDefinition()->methods())
+        if (method_named(m, "forward") && m->hasBody()) forward = m;
+    if (!forward) return true;  // a LibTorch module (LSTM: output and state all have graphs)
+    const FunctionDecl* def = nullptr;
+    if (!forward->hasBody(def) || !def || !def->getBody()) return true;
+    if (!visiting_elements_.insert({def, index}).second) return std::nullopt;
+    std::optional<bool> r = false;
+    for (const ReturnStmt* ret : nodes<ReturnStmt>(match(stmt(forEachDescendant(returnStmt().bind("n"))), *def->getBody(), ctx_))) {
+      if (enclosing_function(DynTypedNode::create(*ret)) != def) continue;  // a lambda's
+      std::optional<bool> x = element_attached(ret->getRetValue(), index, depth + 1);
+      if (!x) { r = std::nullopt; break; }
+      if (*x) { r = true; break; }
+    }
+    visiting_elements_.erase({def, index});
+    return r;
+  }
+  if (auto* call = dyn_cast<CallExpr>(e)) {
+    const FunctionDecl* fd = call->getDirectCallee();
+    if (fd && call->getNumArgs() > index &&
+        (has_qualified_name(fd, "std::make_tuple") || has_qualified_name(fd, "std::forward_as_tuple")))
+      return attached(call->getArg(index), depth + 1);
+    const FunctionDecl* def = nullptr;
+    if (isa<CXXOperatorCallExpr>(call) || !fd || function_key(fd).empty() || !fd->hasBody(def) || !def ||
+        !def->getBody())
+      return std::nullopt;
+    if (under_no_grad(call)) return false;
+    if (!visiting_elements_.insert({def, index}).second) return std::nullopt;
+    std::optional<bool> r = false;
+    for (const ReturnStmt* ret : nodes<ReturnStmt>(match(stmt(forEachDescendant(returnStmt().bind("n"))), *def->getBody(), ctx_))) {
+      if (enclosing_function(DynTypedNode::create(*ret)) != def) continue;  // a lambda's
+      std::optional<bool> x = element_attached(ret->getRetValue(), index, depth + 1);
+      if (!x) { r = std::nullopt; break; }
+      if (*x) { r = true; break; }
+    }
+    visiting_elements_.erase({def, index});
+    return r;
+  }
+  if (auto* d = dyn_cast<DeclRefExpr>(e)) {
+    auto* vd = dyn_cast<VarDecl>(d->getDecl());
+    if (!vd || !vd->hasLocalStorage() || isa<ParmVarDecl>(vd) || !is_tuple_type(vd->getType())) return std::nullopt;
+    if (!visiting_elements_.insert({vd, index}).second) return std::nullopt;
+    std::optional<bool> r = false;
+    std::vector<const Expr*> values;
+    if (vd->getInit()) values.push_back(vd->getInit());
+    for (const Expr* rhs : tuple_assignments_[vd]) values.push_back(rhs);
+    if (values.empty()) r = std::nullopt;
+    for (const Expr* v : values) {
+      std::optional<bool> x = element_attached(v, index, depth + 1);
+      if (!x) { r = std::nullopt; break; }
+      if (*x) { r = true; break; }
+    }
+    visiting_elements_.erase({vd, index});
+    return r;
+  }
+  return std::nullopt;
 }
 
 bool Builder::backpropagated(const VarDecl* vd) {
@@ -984,6 +1118,13 @@ void Builder::collect_training_signals() {
   // Tensor variables assigned after their declaration: `loss = criterion(out, y);`
   for (const CXXOperatorCallExpr* op : nodes<CXXOperatorCallExpr>(GPULINT_MATCH(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringParenImpCasts(declRefExpr(to(varDecl(hasType(hasUnqualifiedDesugaredType(recordType(hasDeclaration(cxxRecordDecl(hasName("::at::Tensor")))))))))))))))
     if (auto* vd = root_var(op->getArg(0)); vd && op->getNumArgs() == 2) assignments_[vd].push_back(op->getArg(1));
+  // Tensor data members assigned: `mu_ = torch::tanh(...)`, `this->hidden_ = ...`.
+  for (const CXXOperatorCallExpr* op : nodes<CXXOperatorCallExpr>(GPULINT_MATCH(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringParenImpCasts(memberExpr(member(fieldDecl(hasType(hasUnqualifiedDesugaredType(recordType(hasDeclaration(cxxRecordDecl(hasName("::at::Tensor")))))))))))))))
+    if (const FieldDecl* fd = member_field(op->getArg(0)); fd && op->getNumArgs() == 2)
+      field_assignments_[fd->getCanonicalDecl()].push_back(op->getArg(1));
+  // Tuple variables assigned after their declaration: `av = ac->forward(s);`.
+  for (const CXXOperatorCallExpr* op : nodes<CXXOperatorCallExpr>(GPULINT_MATCH(cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, ignoringParenImpCasts(declRefExpr(to(varDecl(hasType(hasUnqualifiedDesugaredType(recordType(hasDeclaration(classTemplateSpecializationDecl(hasName("::std::tuple")))))))))))))))
+    if (auto* vd = root_var(op->getArg(0)); vd && op->getNumArgs() == 2) tuple_assignments_[vd].push_back(op->getArg(1));
 }
 
 std::vector<const CallExpr*> Builder::unresolved_loader_calls() {
