@@ -121,6 +121,11 @@ struct CreatedThenMoved {
   /// The factory is a legacy typed constructor (`torch.LongTensor(v)`: the front end's
   /// legacy_tensor_type): it takes no `device=`, so there is no fix.
   bool legacy_constructor = false;
+  /// For a legacy constructor, what its arguments are: a shape (`torch.FloatTensor(64)`, every
+  /// argument an integer gpulint can evaluate), a sequence of data (`torch.LongTensor([1, 2])`,
+  /// one list or tuple), or Unknown.
+  enum class LegacyArguments { Unknown, Sizes, Data };
+  LegacyArguments legacy_arguments = LegacyArguments::Unknown;
   std::vector<Edit> fix;      ///< create it with device= instead
   /// Empty when the file shows the creation runs once per iteration (in a loop, or in a
   /// function the file calls in a loop). Otherwise the key of the function holding it (see

@@ -27,6 +27,8 @@ there the model counts as on the GPU only when its last placement before the cal
 `.cuda()`, `.cpu()`) put it there. PyTorch Geometric's `DataLoader` is followed too (its
 `Batch`'s `.to()` works in place; a dataset of graphs moved before batching, or one gpulint
 cannot trace to a dataset construction, stays silent); DL001 and DL002 do not report it.
+A loss written as a function of the file that moves what it is given (`def custom_loss(out,
+labels): bbox = labels["bbox"].to(device)`) receives the batch unmoved without a finding.
 
 ## Why is this bad
 PyTorch never copies silently between devices: the forward pass raises

@@ -16,10 +16,12 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds tensor factory calls without `device=` that are moved to a CUDA device in the same
 expression (`torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, also through shape
-views and casts: `torch.rand(n).reshape(-1, 1).to(device)`) inside a loop, or inside the
+views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, and in-place fills with numbers,
+`torch.zeros(n).fill_(1).cuda()`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
 `h0 = torch.zeros(...).to(device)`). Legacy typed constructors (`torch.LongTensor(v).cuda()`)
-count too; they take no `device=`, so they are reported without a fix, as is a move written
+count too; they take no `device=`, so they are reported without a fix (the message names
+`torch.empty(...)` for a shape, `torch.tensor(...)` for data), as is a move written
 `.type(torch.cuda.FloatTensor)`. `Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a
 tensor copies it on `t`'s own device, so of a model's output or a tensor already on the GPU it
 is not reported.
@@ -87,8 +89,21 @@ class Dev003 final : public Rule {
   void check(const FileFacts& facts, const RuleOptions&, DiagnosticSink& out) const override {
     for (const auto& c : facts.created_then_moved) {
       // Legacy typed constructors (torch.LongTensor, torch.Tensor) have no device= argument.
-      std::string advice = c.legacy_constructor ? "build it with `torch.tensor(..., dtype=..., device=...)` instead"
-                                  : "pass `device=` instead";
+      std::string advice = "pass `device=` instead";
+      if (c.legacy_constructor) {
+        switch (c.legacy_arguments) {
+          case CreatedThenMoved::LegacyArguments::Sizes:
+            advice = "build it with `torch.empty(..., dtype=..., device=...)` instead";
+            break;
+          case CreatedThenMoved::LegacyArguments::Data:
+            advice = "build it with `torch.tensor(..., dtype=..., device=...)` instead";
+            break;
+          case CreatedThenMoved::LegacyArguments::Unknown:
+            advice = "build it on the device instead (`torch.tensor(data, ...)` or `torch.empty(shape, ...)` with "
+                     "`dtype=` and `device=`)";
+            break;
+        }
+      }
       auto d = make_diagnostic(kInfo, c.expression,
                                "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice);
       if (!c.fix.empty()) d.fix = Fix{Applicability::Unsafe, "Create the tensor with `device=`", c.fix};

@@ -23,7 +23,9 @@ through `enumerate`/`tqdm`/`zip`, through an iterator drawn with `next(...)` (al
 loop over another loader: `ood = next(ood_iter)[0].cuda()` in `for x, y in train_loader:`;
 each loader is judged by the copies of its own batches), or through a wrapper class of the
 file whose `__iter__` moves each batch (`DeviceDataLoader`). Loaders are followed through
-names, dicts, parameters and the file's own helpers (`train_loader, val_loader = get_loaders()`).
+names, dicts, parameters and the file's own helpers (`train_loader, val_loader = get_loaders()`);
+a legacy typed constructor of a batch (`x = torch.FloatTensor(x)`) is the batch itself (it
+returns an alias: same storage, pinned when the batch is).
 
 Python only: LibTorch's `torch::data::DataLoaderOptions` (C++) has no pin-memory option
 (its fields are batch_size, workers, max_jobs, timeout, enforce_ordering and drop_last), so

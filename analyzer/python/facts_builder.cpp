@@ -46,6 +46,12 @@ const std::set<std::string_view> kHostTransforms = {
     "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
     "masked_fill", "transpose", "t", "permute", "view", "reshape", "unsqueeze", "squeeze",
     "contiguous", "clone", "expand", "repeat", "flip", "triu", "tril", "flatten"};
+// In-place fills that return the tensor itself (Tensor.fill_, zero_, and the random fills of
+// torch/_tensor_docs.py: "Fills self tensor with ..."): with numeric arguments they work the same
+// on any device.
+const std::set<std::string_view> kNumericFills = {"fill_", "zero_", "uniform_", "normal_", "random_",
+                                                  "bernoulli_", "exponential_", "geometric_",
+                                                  "log_normal_", "cauchy_"};
 // torch functions that join a sequence of tensors into one on their device (the inputs must
 // share one: https://pytorch.org/docs/stable/generated/torch.cat.html).
 const std::set<std::string_view> kConcatenating = {"cat", "concat", "concatenate", "stack", "hstack",
@@ -827,6 +833,41 @@ class Builder {
       }
     });
     return !moves_or_escapes;
+  }
+
+  // For a call of a function of this file and one of its arguments `arg` (a positional or
+  // keyword argument node of `call`): does the function's body move the parameter receiving it
+  // to a device — a `.to(...)` / `.cuda()` whose receiver is rooted at the parameter
+  // (`labels.to(device)`, `labels["bbox"].to(device).float()`)? False for any other callee, and
+  // when no named parameter receives the argument (`*args`).
+  bool helper_moves_argument(TSNode call, TSNode arg, const Scope* s) const {
+    TSNode def = m_.resolve_local_function(call, s);
+    if (is_null(def)) return false;
+    std::string param;
+    if (is(arg, "keyword_argument")) {
+      param = std::string(t(field(arg, "name")));
+    } else {
+      int index = 0;
+      bool found = false;
+      for (auto a : positional_arguments(call)) {
+        if (same(a, arg)) { found = true; break; }
+        ++index;
+      }
+      const Binding* b = found ? parameter_at(def, index) : nullptr;
+      if (!b) return false;
+      param = std::string(t(b->target));
+    }
+    if (param.empty()) return false;
+    bool moves = false;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (moves || !is(n, "call")) return;
+      std::string_view mm = method_name(n, src_);
+      if (mm != "to" && mm != "cuda") return;
+      TSNode r = receiver(n);
+      TSNode root = is_null(r) ? TSNode{} : root_identifier(r);
+      if (!is_null(root) && t(root) == param) moves = true;
+    });
+    return moves;
   }
 
   bool passes_without_placing_shallow(TSNode call) const {
@@ -1673,6 +1714,9 @@ class Builder {
     std::set<std::string> gpu_outputs;  // names bound to the CUDA model's output (not brought back)
     std::set<std::string> whole_batch;  // names bound to a whole batch (`for batch in loader`)
     std::set<std::string> discarded;    // batch tensors whose `.to()` result was thrown away
+    // A whole batch's elements that are no tensor (non_tensor_batch_elements): `data[2]` of
+    // `for data in loader` whose collate function returns `x, y, lengths_list`.
+    std::unordered_map<std::string, std::vector<bool>> non_tensor_elements;
     bool copied_to_cuda = false;
     bool discarded_copy_to_cuda = false;  // a batch copied to CUDA by a statement that drops it
   };
@@ -1798,7 +1842,18 @@ class Builder {
       if (it == st.names.end()) return std::nullopt;
       return it->second;
     }
-    if (is(e, "subscript")) return classify(field(e, "value"), s, st);
+    if (is(e, "subscript")) {
+      TSNode v = unparen(field(e, "value"));
+      TSNode k = unparen(field(e, "subscript"));
+      if (is(v, "identifier") && is(k, "integer")) {
+        auto it = st.non_tensor_elements.find(std::string(t(v)));
+        if (it != st.non_tensor_elements.end()) {
+          long i = std::strtol(std::string(t(k)).c_str(), nullptr, 10);
+          if (i >= 0 && static_cast<std::size_t>(i) < it->second.size() && it->second[i]) return std::nullopt;
+        }
+      }
+      return classify(field(e, "value"), s, st);
+    }
     if (is(e, "attribute")) {
       std::string_view a = t(field(e, "attribute"));
       if (a == "shape" || a == "size" || a == "device" || a == "dtype") return std::nullopt;
@@ -1841,6 +1896,13 @@ class Builder {
       if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
         auto pa = positional_arguments(e);
         if (!pa.empty()) return classify(pa[0], s, st);
+      }
+      // A legacy typed constructor given one tensor (`x = torch.FloatTensor(x)`) returns an
+      // alias of it, same storage and device (torch/csrc/utils/tensor_new.cpp, new_with_tensor:
+      // `return other.alias()`; it raises when the dtype differs).
+      if (q && host_legacy_constructor(*q) && call_arguments(e).size() == 1) {
+        auto pa = positional_arguments(e);
+        if (pa.size() == 1) return classify(pa[0], s, st);
       }
       // torch.cat / torch.stack of batch tensors: the result is on their device (the inputs
       // must share one: https://pytorch.org/docs/stable/generated/torch.cat.html). The
@@ -2112,6 +2174,9 @@ class Builder {
              ++i)
           base = unparen(receiver(base));
         if (!(is(base, "identifier") || is(base, "subscript") || is(base, "attribute"))) continue;
+        // A loss helper of this file that moves what it is given (`def custom_loss(out,
+        // labels): labels["bbox"].to(device)`): the batch reaches the loss on the device.
+        if (loss_call && helper_moves_argument(c, a, s)) continue;
         auto cst = classify(v, s, st);
         if (!cst || *cst != State::Unmoved) continue;
         TSNode root = root_identifier(v);
@@ -2317,7 +2382,12 @@ class Builder {
       st.names[std::string(t(id))] = State::Unmoved;
       st.ever.insert(std::string(t(id)));
     }
-    if (ids.size() == 1 && is(batch_pattern, "identifier")) st.whole_batch.insert(std::string(t(ids[0])));
+    if (ids.size() == 1 && is(batch_pattern, "identifier")) {
+      st.whole_batch.insert(std::string(t(ids[0])));
+      auto non_tensor = non_tensor_batch_elements(indices);
+      if (std::find(non_tensor.begin(), non_tensor.end(), true) != non_tensor.end())
+        st.non_tensor_elements[std::string(t(ids[0]))] = std::move(non_tensor);
+    }
     LoopCtx ctx{loop, s, nullptr, {}};
     LoopWalk w;
     w.skipped = managed_ || on_cuda || managed;
@@ -3575,6 +3645,34 @@ class Builder {
   // typed constructor, possibly through kHostTransforms methods, kHostTransformFunctions or a
   // comparison with a number (`torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`). Sets
   // `factory` to the allocating call. False for anything else (unknown stays silent).
+  // The factory of a DEV003 finding: its qualified name (or its text), whether it is a legacy
+  // typed constructor, and then what its arguments are. `torch.FloatTensor(2, 3)` of integers
+  // allocates an uninitialised tensor of that shape; `torch.FloatTensor([1, 2])` of a sequence
+  // copies the data (torch/csrc/utils/tensor_new.cpp, legacy_tensor_generic_ctor_new: the
+  // `(SymIntArrayRef size)` and `(PyObject* data)` overloads).
+  void describe_factory(CreatedThenMoved& f, TSNode factory, const Scope* s) const {
+    const auto& q = m_.callee_name(factory, s);
+    f.factory = q ? *q : std::string(t(field(factory, "function")));
+    f.legacy_constructor = q && host_legacy_constructor(*q);
+    if (!f.legacy_constructor) return;
+    auto a = positional_arguments(factory);
+    if (a.size() != call_arguments(factory).size()) return;  // keywords, splats: Unknown
+    bool sizes = true;
+    for (TSNode x : a) {
+      auto vs = m_.evaluate(x, s);
+      bool ints = !vs.empty();
+      for (const auto& v : vs) ints = ints && v.kind == Value::Kind::Int;
+      sizes = sizes && ints;
+    }
+    if (sizes) {
+      f.legacy_arguments = CreatedThenMoved::LegacyArguments::Sizes;
+    } else if (a.size() == 1) {
+      TSNode d = unparen(a[0]);
+      if (is(d, "list") || is(d, "tuple") || is(d, "list_comprehension"))
+        f.legacy_arguments = CreatedThenMoved::LegacyArguments::Data;
+    }
+  }
+
   bool host_creation(TSNode e, const Scope* s, TSNode& factory, int depth = 0) const {
     if (depth > 16) return false;
     e = unparen(e);
@@ -3588,8 +3686,22 @@ class Builder {
       const auto& tq = m_.qualified_name(a[0], s);
       return tq && host_legacy_constructor(*tq);
     };
+    // An in-place fill with numbers (`torch.FloatTensor(n).fill_(0)`, `.uniform_(-1, 1)`)
+    // returns the tensor itself and does the same on the device.
+    auto numeric_fill = [&](TSNode c) {
+      if (!kNumericFills.count(method_name(c, src_))) return false;
+      for (auto a : call_arguments(c)) {
+        TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+        if (is(v, "list_splat") || is(v, "dictionary_splat")) return false;
+        auto vs = m_.evaluate(v, s);
+        if (vs.empty()) return false;
+        for (const auto& x : vs)
+          if (x.kind != Value::Kind::Int && x.kind != Value::Kind::Float) return false;
+      }
+      return true;
+    };
     for (int i = 0; i < 32 && is(e, "call") &&
-                    (kHostTransforms.count(method_name(e, src_)) || host_type_cast(e));
+                    (kHostTransforms.count(method_name(e, src_)) || host_type_cast(e) || numeric_fill(e));
          ++i) {
       const auto& fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
       if (fq && starts_with(*fq, "torch.")) break;
@@ -3613,7 +3725,22 @@ class Builder {
       auto a = positional_arguments(e);
       return !a.empty() && host_creation(a[0], s, factory, depth + 1);
     }
-    if (kFactories.count(*q) || host_legacy_constructor(*q)) {
+    // torch.normal(mean, std, size): with numbers for mean and std it is a factory (the
+    // `normal(float mean, float std, SymInt[] size, *, ..., Device? device=None)` overload of
+    // native_functions.yaml); with tensors it samples on their device.
+    bool normal_factory = false;
+    if (*q == "torch.normal") {
+      auto a = positional_arguments(e);
+      bool sized = a.size() >= 3 || !is_null(keyword_arg(e, "size", src_));
+      bool numbers = a.size() >= 2;
+      for (std::size_t i = 0; numbers && i < 2; ++i) {
+        auto vs = m_.evaluate(a[i], s);
+        numbers = !vs.empty();
+        for (const auto& v : vs) numbers = numbers && (v.kind == Value::Kind::Int || v.kind == Value::Kind::Float);
+      }
+      normal_factory = sized && numbers;
+    }
+    if (kFactories.count(*q) || host_legacy_constructor(*q) || normal_factory) {
       if (!is_null(keyword_arg(e, "device", src_))) return false;
       // torch.tensor(t) of a tensor copies it on t's device (torch/_torch_docs.py, torch.tensor:
       // "device ... if None and data is a tensor then the device of data is used"): of a model's
@@ -3703,6 +3830,22 @@ class Builder {
       if (is_and && ((l && !*l) || (r && !*r))) return false;
       if (!is_and && ((l && *l) || (r && *r))) return true;
       if (l && r) return is_and ? (*l && *r) : (*l || *r);
+      return std::nullopt;
+    }
+    if (is(cond, "conditional_expression")) {
+      // `True if use_gpu and torch.cuda.is_available() else False`: the side its condition
+      // picks, or the truth both sides share.
+      auto parts = named_children(cond);  // [consequence, condition, alternative]
+      if (parts.size() != 3) return std::nullopt;
+      bool assumed = false;
+      auto c = truth_on_gpu(parts[1], s, &assumed, depth + 1);
+      auto a = truth_on_gpu(parts[0], s, assumes_gpu, depth + 1);
+      auto b = truth_on_gpu(parts[2], s, assumes_gpu, depth + 1);
+      if (c) {
+        if (assumed && assumes_gpu) *assumes_gpu = true;
+        return *c ? a : b;
+      }
+      if (a && b && *a == *b) return a;
       return std::nullopt;
     }
     if (is(cond, "call")) {
@@ -3842,9 +3985,7 @@ class Builder {
     if (!created_moved_.insert(creation.id).second) return;
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
-    const auto& q = m_.callee_name(factory, s);
-    f.factory = q ? *q : std::string(t(field(factory, "function")));
-    f.legacy_constructor = q && host_legacy_constructor(*q);
+    describe_factory(f, factory, s);
     // Created on the device where the move was conditional on CUDA being available, the
     // tensor would need CUDA on the runs without it: no fix then.
     if (!assumes_gpu) f.fix = device_argument_fix(factory, s, *device);
@@ -3881,9 +4022,7 @@ class Builder {
         if (a.size() != 1 || !cuda_tensor_type(m_.qualified_name(a[0], s))) continue;
         CreatedThenMoved f;
         f.expression = {start(c), end(c)};
-        const auto& q = m_.callee_name(factory, s);
-        f.factory = q ? *q : std::string(t(field(factory, "function")));
-        f.legacy_constructor = q && host_legacy_constructor(*q);
+        describe_factory(f, factory, s);
         facts_.created_then_moved.push_back(std::move(f));
         continue;
       }
@@ -3909,9 +4048,7 @@ class Builder {
         if (method_name(x, src_) == "type" || method_name(x, src_) == "masked_fill") simple = false;
       CreatedThenMoved f;
       f.expression = {start(c), end(c)};
-      const auto& q = m_.callee_name(factory, s);
-      f.factory = q ? *q : std::string(t(field(factory, "function")));
-      f.legacy_constructor = q && host_legacy_constructor(*q);
+      describe_factory(f, factory, s);
       if (simple) {
         f.fix = device_argument_fix(factory, s, *device);
         if (!f.fix.empty()) f.fix.push_back({end(r), end(c), ""});

@@ -134,7 +134,14 @@ bool mentions_identifier(TSNode n, std::string_view name, std::string_view src) 
   bool found = false;
   for (;;) {
     TSNode x = ts_tree_cursor_current_node(&cur);
-    if (is(x, "identifier") && text(x, src) == name) { found = true; break; }
+    if (is(x, "identifier") && text(x, src) == name) {
+      // An attribute's name (`torch.ones` for `ones`) and a keyword argument's name
+      // (`f(ones=1)`) are no references to a variable of that name.
+      const char* f = ts_tree_cursor_current_field_name(&cur);
+      bool not_a_name = f && std::string_view(f) == "attribute";
+      if (!not_a_name && f && std::string_view(f) == "name") not_a_name = is(ts_node_parent(x), "keyword_argument");
+      if (!not_a_name) { found = true; break; }
+    }
     if (ts_tree_cursor_goto_first_child(&cur)) continue;
     bool next = false;
     while (!(next = ts_tree_cursor_goto_next_sibling(&cur)))

@@ -113,7 +113,8 @@ std::vector<TSNode> call_arguments(TSNode call);
 /// The positional arguments of a call: call_arguments without keyword arguments and splats.
 std::vector<TSNode> positional_arguments(TSNode call);
 
-/// True when the subtree `n` holds an identifier spelled `name` (a name read or bound there).
+/// True when the subtree `n` holds an identifier spelled `name` (a name read or bound there);
+/// an attribute's name (`x.name`) and a keyword argument's name (`f(name=1)`) do not count.
 bool mentions_identifier(TSNode n, std::string_view name, std::string_view src);
 
 /// Collects every comment node's byte range (what suppressions are read from), the first
