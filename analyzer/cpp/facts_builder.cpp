@@ -511,6 +511,11 @@ class Builder {
   // `(output, (h, c))`; nothing under NoGradGuard). nullopt when gpulint cannot follow it.
   // The tuple-like `std::get<I>(t)` and structured bindings `auto [a, v] = f();` read it.
   std::optional<bool> element_attached(const Expr* e, unsigned index, int depth);
+  // element_attached over the returns of `def` (a function or forward with a body): true when
+  // one return's element is attached, nullopt when one cannot be followed (or a recursion).
+  std::optional<bool> returned_element_attached(const FunctionDecl* def, unsigned index, int depth);
+  // The `return` statements of `def`'s body that are its own (not a lambda's inside it).
+  std::vector<const ReturnStmt*> own_returns(const FunctionDecl* def);
   std::set<std::pair<const Decl*, unsigned>> visiting_elements_;
   // Tensor data members assigned a value (`mu_ = torch::tanh(lin_->forward(x));`), anywhere in
   // the translation unit: a member holds the graph of the last value assigned to it.
@@ -785,10 +790,8 @@ std::optional<bool> Builder::returns_attached(const CallExpr* call, int depth) {
   if (under_no_grad(call)) return false;
   if (!returning_.insert(def).second) return std::nullopt;
   bool r = false;
-  for (const ReturnStmt* ret : nodes<ReturnStmt>(match(stmt(forEachDescendant(returnStmt().bind("n"))), *def->getBody(), ctx_))) {
-    if (enclosing_function(DynTypedNode::create(*ret)) != def) continue;  // a lambda's
+  for (const ReturnStmt* ret : own_returns(def))
     if (attached(ret->getRetValue(), depth + 1)) { r = true; break; }
-  }
   returning_.erase(def);
   return r;
 }
@@ -819,16 +822,7 @@ std::optional<bool> Builder::element_attached(const Expr* e, unsigned index, int
     if (!forward) return true;  // a LibTorch module (LSTM: output and state all have graphs)
     const FunctionDecl* def = nullptr;
     if (!forward->hasBody(def) || !def || !def->getBody()) return true;
-    if (!visiting_elements_.insert({def, index}).second) return std::nullopt;
-    std::optional<bool> r = false;
-    for (const ReturnStmt* ret : nodes<ReturnStmt>(match(stmt(forEachDescendant(returnStmt().bind("n"))), *def->getBody(), ctx_))) {
-      if (enclosing_function(DynTypedNode::create(*ret)) != def) continue;  // a lambda's
-      std::optional<bool> x = element_attached(ret->getRetValue(), index, depth + 1);
-      if (!x) { r = std::nullopt; break; }
-      if (*x) { r = true; break; }
-    }
-    visiting_elements_.erase({def, index});
-    return r;
+    return returned_element_attached(def, index, depth);
   }
   if (auto* call = dyn_cast<CallExpr>(e)) {
     const FunctionDecl* fd = call->getDirectCallee();
@@ -840,16 +834,7 @@ std::optional<bool> Builder::element_attached(const Expr* e, unsigned index, int
         !def->getBody())
       return std::nullopt;
     if (under_no_grad(call)) return false;
-    if (!visiting_elements_.insert({def, index}).second) return std::nullopt;
-    std::optional<bool> r = false;
-    for (const ReturnStmt* ret : nodes<ReturnStmt>(match(stmt(forEachDescendant(returnStmt().bind("n"))), *def->getBody(), ctx_))) {
-      if (enclosing_function(DynTypedNode::create(*ret)) != def) continue;  // a lambda's
-      std::optional<bool> x = element_attached(ret->getRetValue(), index, depth + 1);
-      if (!x) { r = std::nullopt; break; }
-      if (*x) { r = true; break; }
-    }
-    visiting_elements_.erase({def, index});
-    return r;
+    return returned_element_attached(def, index, depth);
   }
   if (auto* d = dyn_cast<DeclRefExpr>(e)) {
     auto* vd = dyn_cast<VarDecl>(d->getDecl());
@@ -869,6 +854,25 @@ std::optional<bool> Builder::element_attached(const Expr* e, unsigned index, int
     return r;
   }
   return std::nullopt;
+}
+
+std::vector<const ReturnStmt*> Builder::own_returns(const FunctionDecl* def) {
+  std::vector<const ReturnStmt*> out;
+  for (const ReturnStmt* ret : nodes<ReturnStmt>(match(stmt(forEachDescendant(returnStmt().bind("n"))), *def->getBody(), ctx_)))
+    if (enclosing_function(DynTypedNode::create(*ret)) == def) out.push_back(ret);  // not a lambda's
+  return out;
+}
+
+std::optional<bool> Builder::returned_element_attached(const FunctionDecl* def, unsigned index, int depth) {
+  if (!visiting_elements_.insert({def, index}).second) return std::nullopt;
+  std::optional<bool> r = false;
+  for (const ReturnStmt* ret : own_returns(def)) {
+    std::optional<bool> x = element_attached(ret->getRetValue(), index, depth + 1);
+    if (!x) { r = std::nullopt; break; }
+    if (*x) { r = true; break; }
+  }
+  visiting_elements_.erase({def, index});
+  return r;
 }
 
 bool Builder::backpropagated(const VarDecl* vd) {

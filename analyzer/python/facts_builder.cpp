@@ -800,25 +800,8 @@ class Builder {
     TSNode def = m_.resolve_local_function(call, s);
     if (is_null(def)) return false;
     // The parameter that receives the model.
-    std::string param;
-    if (is(m_.parent(arg), "keyword_argument")) {
-      param = std::string(t(field(m_.parent(arg), "name")));
-    } else {
-      int index = 0;
-      for (auto a : positional_arguments(call)) {
-        if (same(a, arg)) break;
-        ++index;
-      }
-      const Scope* fscope = m_.scope_of(def);
-      if (fscope && fscope->kind == Scope::Kind::Class) ++index;  // self
-      int i = 0;
-      for (auto p : named_children(field(def, "parameters"))) {
-        TSNode id = is(p, "identifier") ? p : field(p, "name");
-        if (is(p, "typed_parameter") && named_count(p) > 0) id = named(p, 0);
-        if (i == index && is(id, "identifier")) param = std::string(t(id));
-        ++i;
-      }
-    }
+    TSNode kw = m_.parent(arg);
+    std::string param = receiving_parameter(call, def, is(kw, "keyword_argument") ? kw : arg);
     if (param.empty()) return false;
     bool moves_or_escapes = false;
     visit(field(def, "body"), [&](TSNode n) {
@@ -843,20 +826,7 @@ class Builder {
   bool helper_moves_argument(TSNode call, TSNode arg, const Scope* s) const {
     TSNode def = m_.resolve_local_function(call, s);
     if (is_null(def)) return false;
-    std::string param;
-    if (is(arg, "keyword_argument")) {
-      param = std::string(t(field(arg, "name")));
-    } else {
-      int index = 0;
-      bool found = false;
-      for (auto a : positional_arguments(call)) {
-        if (same(a, arg)) { found = true; break; }
-        ++index;
-      }
-      const Binding* b = found ? parameter_at(def, index) : nullptr;
-      if (!b) return false;
-      param = std::string(t(b->target));
-    }
+    std::string param = receiving_parameter(call, def, arg);
     if (param.empty()) return false;
     bool moves = false;
     visit(field(def, "body"), [&](TSNode n) {
@@ -1735,6 +1705,22 @@ class Builder {
     return nullptr;
   }
 
+  // The name of the parameter of `def` (the function `call` resolves to) that receives `arg`,
+  // one of call_arguments(call): a keyword_argument's name, or for a positional argument
+  // parameter_at's. Empty when none does (`*args`, too many arguments).
+  std::string receiving_parameter(TSNode call, TSNode def, TSNode arg) const {
+    if (is(arg, "keyword_argument")) return std::string(t(field(arg, "name")));
+    int index = 0;
+    for (auto a : positional_arguments(call)) {
+      if (same(a, arg)) {
+        const Binding* b = parameter_at(def, index);
+        return b ? std::string(t(b->target)) : std::string();
+      }
+      ++index;
+    }
+    return {};
+  }
+
   bool is_staticmethod(TSNode def) const {
     TSNode p = m_.parent(def);
     if (!is(p, "decorated_definition")) return false;
@@ -2364,11 +2350,12 @@ class Builder {
       if (el.size() == 2) batch_pattern = el[1];
     }
     std::vector<TSNode> ids;
+    std::vector<bool> non_tensor;
     if (!drawn_only && is(loop, "for_statement") && !loader_indices_for(right, s).empty()) {
       // `inputs, labels` where every loader's collate function of this file returns
       // `X, torch.LongTensor(y)` with `X, y = zip(*batch)`: `inputs` is a tuple of raw samples,
       // no tensor to move.
-      auto non_tensor = non_tensor_batch_elements(indices);
+      non_tensor = non_tensor_batch_elements(indices);
       auto elems = (is(batch_pattern, "pattern_list") || is(batch_pattern, "tuple_pattern"))
                        ? named_children(batch_pattern) : std::vector<TSNode>{};
       if (!non_tensor.empty() && elems.size() == non_tensor.size()) {
@@ -2384,7 +2371,6 @@ class Builder {
     }
     if (ids.size() == 1 && is(batch_pattern, "identifier")) {
       st.whole_batch.insert(std::string(t(ids[0])));
-      auto non_tensor = non_tensor_batch_elements(indices);
       if (std::find(non_tensor.begin(), non_tensor.end(), true) != non_tensor.end())
         st.non_tensor_elements[std::string(t(ids[0]))] = std::move(non_tensor);
     }
@@ -3650,6 +3636,16 @@ class Builder {
   // allocates an uninitialised tensor of that shape; `torch.FloatTensor([1, 2])` of a sequence
   // copies the data (torch/csrc/utils/tensor_new.cpp, legacy_tensor_generic_ctor_new: the
   // `(SymIntArrayRef size)` and `(PyObject* data)` overloads).
+  // True when every value gpulint can evaluate for `e` is a number (an int when `ints_only`),
+  // and there is at least one: `0`, `-1.5`, a module constant, an argparse default.
+  bool evaluates_to_numbers(TSNode e, const Scope* s, bool ints_only = false) const {
+    auto vs = m_.evaluate(e, s);
+    if (vs.empty()) return false;
+    for (const auto& v : vs)
+      if (v.kind != Value::Kind::Int && (ints_only || v.kind != Value::Kind::Float)) return false;
+    return true;
+  }
+
   void describe_factory(CreatedThenMoved& f, TSNode factory, const Scope* s) const {
     const auto& q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
@@ -3658,12 +3654,7 @@ class Builder {
     auto a = positional_arguments(factory);
     if (a.size() != call_arguments(factory).size()) return;  // keywords, splats: Unknown
     bool sizes = true;
-    for (TSNode x : a) {
-      auto vs = m_.evaluate(x, s);
-      bool ints = !vs.empty();
-      for (const auto& v : vs) ints = ints && v.kind == Value::Kind::Int;
-      sizes = sizes && ints;
-    }
+    for (TSNode x : a) sizes = sizes && evaluates_to_numbers(x, s, /*ints_only=*/true);
     if (sizes) {
       f.legacy_arguments = CreatedThenMoved::LegacyArguments::Sizes;
     } else if (a.size() == 1) {
@@ -3692,11 +3683,7 @@ class Builder {
       if (!kNumericFills.count(method_name(c, src_))) return false;
       for (auto a : call_arguments(c)) {
         TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
-        if (is(v, "list_splat") || is(v, "dictionary_splat")) return false;
-        auto vs = m_.evaluate(v, s);
-        if (vs.empty()) return false;
-        for (const auto& x : vs)
-          if (x.kind != Value::Kind::Int && x.kind != Value::Kind::Float) return false;
+        if (is(v, "list_splat") || is(v, "dictionary_splat") || !evaluates_to_numbers(v, s)) return false;
       }
       return true;
     };
@@ -3732,13 +3719,7 @@ class Builder {
     if (*q == "torch.normal") {
       auto a = positional_arguments(e);
       bool sized = a.size() >= 3 || !is_null(keyword_arg(e, "size", src_));
-      bool numbers = a.size() >= 2;
-      for (std::size_t i = 0; numbers && i < 2; ++i) {
-        auto vs = m_.evaluate(a[i], s);
-        numbers = !vs.empty();
-        for (const auto& v : vs) numbers = numbers && (v.kind == Value::Kind::Int || v.kind == Value::Kind::Float);
-      }
-      normal_factory = sized && numbers;
+      normal_factory = sized && a.size() >= 2 && evaluates_to_numbers(a[0], s) && evaluates_to_numbers(a[1], s);
     }
     if (kFactories.count(*q) || host_legacy_constructor(*q) || normal_factory) {
       if (!is_null(keyword_arg(e, "device", src_))) return false;
