@@ -16,7 +16,7 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds tensor factory calls without `device=` that are moved to a CUDA device in the same
 expression (`torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, also through shape
-views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, and in-place fills with numbers,
+views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, `torch.tensor(v).to(torch.float).to(device)`, and in-place fills with numbers,
 `torch.zeros(n).fill_(1).cuda()`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
 `h0 = torch.zeros(...).to(device)`). Legacy typed constructors (`torch.LongTensor(v).cuda()`)

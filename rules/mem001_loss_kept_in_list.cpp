@@ -34,7 +34,9 @@ the module's other methods (`loss, outputs, y = self.common_step(batch, batch_id
 output unpacked in a tuple assignment (`dist, value = model(state)` in an RL rollout) is
 attached element by element: for a class of the file, the elements its `forward()` returns that
 are not literals or detaching calls (`logits.argmax(1)`); for a `torch.nn` module (`nn.LSTM`),
-every element. So is what a function of the file returns from a model call it makes with
+every element; for a model whose `forward()` gpulint cannot read (an imported class:
+`out, latent_loss = net(img)`), the elements that are terms of the loss back-propagated in the
+same loop (a method of a term, `latent_loss.mean()`, counts). So is what a function of the file returns from a model call it makes with
 autograd on (an evaluation helper `def predict(x): out = model(x); return out.argmax(1), out`):
 an evaluation loop calling it counts as calling the model. A distribution's `sample()` is drawn
 without a graph (`rsample()` keeps it). A tuple
@@ -95,7 +97,10 @@ the flag turns autograd off) — but a loss computed before such a block and app
 still holds its graph and is reported —, for `.item()`, `float(...)`, `.detach()`,
 `.data`, for lists created inside the iteration or emptied (`.clear()`) on every step, for
 stores under keys that repeat every iteration (`recon["a"] = ...`, or `codes[d] = ...` with `d`
-from a `range()` loop inside the step: each step replaces the last), or for
+from a `range()` loop inside the step: each step replaces the last), for a gradient-accumulation
+sum that is rebound before its micro-batch loop in every iteration of a loop that steps a
+`torch.optim` optimizer once per iteration (`loss = 0; for _ in range(k): ...; loss += l` then
+`optimizer.step()`: it holds one step's graphs, freed at the next step), or for
 lists that are stacked and back-propagated in the same loop. Lightning's
 `validation_step`/`test_step`/`predict_step` run under `no_grad`/`inference_mode`: what they
 keep is not reported, nor are torchmetrics values (`self.accuracy(out, y)`), which carry no

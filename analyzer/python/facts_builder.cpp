@@ -46,6 +46,15 @@ const std::set<std::string_view> kHostTransforms = {
     "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
     "masked_fill", "transpose", "t", "permute", "view", "reshape", "unsqueeze", "squeeze",
     "contiguous", "clone", "expand", "repeat", "flip", "triu", "tril", "flatten"};
+// The dtypes of torch/__init__.py (torch.float32 and its aliases float, ..., torch.bool): the
+// argument of a `Tensor.to(dtype)` cast, which keeps the tensor on its device
+// (torch/_tensor_docs.py, Tensor.to: "torch.to(dtype, ...) -> Tensor" returns a Tensor with the
+// specified dtype).
+const std::set<std::string_view> kTorchDtypes = {
+    "torch.float", "torch.float32", "torch.float64", "torch.double", "torch.float16", "torch.half",
+    "torch.bfloat16", "torch.int", "torch.int32", "torch.long", "torch.int64", "torch.short", "torch.int16",
+    "torch.int8", "torch.uint8", "torch.bool", "torch.complex64", "torch.cfloat", "torch.complex128",
+    "torch.cdouble"};
 // In-place fills that return the tensor itself (Tensor.fill_, zero_, and the random fills of
 // torch/_tensor_docs.py: "Fills self tensor with ..."): with numeric arguments they work the same
 // on any device.
@@ -3117,6 +3126,49 @@ class Builder {
     return false;
   }
 
+  // Gradient accumulation over micro-batches: `for i in range(max_iters): loss = 0; for _ in
+  // range(iter_size): ...; loss_iter.backward(); loss += loss_iter` and then `optimizer.step()`.
+  // True when `name` (an identifier) is rebound unconditionally in the body of the loop around
+  // `loop`, before `loop`, and that outer loop — not `loop`, nor another loop inside it — steps
+  // a torch.optim optimizer once per iteration: the
+  // sum holds the graphs of one step's micro-batches, and the next step's rebinding frees them;
+  // nothing accumulates across steps. (An epoch loop that resets `running_loss` around a loader
+  // loop which steps the optimizer itself is not this: there the sum spans every step.)
+  bool reset_every_step(TSNode name, const Scope* s, TSNode loop) const {
+    name = unparen(name);
+    if (!is(name, "identifier")) return false;
+    TSNode outer = innermost_loop(loop);
+    if (is_null(outer)) return false;
+    bool inner_steps = false, outer_steps = false;
+    visit(field(loop, "body"), [&](TSNode n) {
+      if (is(n, "call") && method_name(n, src_) == "step") inner_steps = true;
+    });
+    if (inner_steps) return false;
+    visit(field(outer, "body"), [&](TSNode n) {
+      // Once per iteration of the outer loop: not the step of a training loop beside `loop`
+      // (an epoch loop's train loop, then its evaluation loop summing `val_loss`).
+      if (outer_steps || !is(n, "call") || method_name(n, src_) != "step" || !same(innermost_loop(n), outer)) return;
+      if (!call_arguments(n).empty()) return;
+      TSNode r = unparen(receiver(n));
+      if (!is(r, "identifier")) return;
+      auto os = m_.origins(r, m_.scope_of(n));
+      outer_steps = !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+        if (!is(o.node, "call")) return false;
+        auto q = m_.callee_name(o.node, o.scope);
+        if (!q || !starts_with(*q, "torch.optim.")) q = optimizer_class_through_name(o.node, o.scope);
+        return q && starts_with(*q, "torch.optim.") && !starts_with(*q, "torch.optim.lr_scheduler");
+      });
+    });
+    if (!outer_steps) return false;
+    const auto* bs = m_.lookup(t(name), s);
+    if (!bs) return false;
+    for (const auto& b : *bs)
+      if (b.kind == Binding::Kind::Assign && contains(field(outer, "body"), b.stmt) && !contains(loop, b.stmt) &&
+          start(b.stmt) < start(loop) && !conditional_in_loop(b.stmt, outer))
+        return true;
+    return false;
+  }
+
   // Is `name` bound before `loop` in its scope, and inside the loop only by `except_stmt`,
   // augmented assignments or conditional resets? Containers kept across iterations are bound
   // outside; a reset on a logging branch (`if step % 100 == 0: total = 0`) still lets the
@@ -3371,6 +3423,13 @@ class Builder {
         std::function<void(TSNode)> terms = [&](TSNode e) {
           e = unparen(e);
           if (is(e, "identifier")) { backprop_terms.insert(std::string(t(e))); return; }
+          // `latent_loss.mean()`, `kl.sum(dim=1)`: a method of the term computes from it, with
+          // its graph unless the method detaches.
+          if (is(e, "call")) {
+            TSNode r = receiver(e);
+            if (!is_null(r) && !kDetaching.count(method_name(e, src_))) terms(r);
+            return;
+          }
           if (!is(e, "binary_operator")) return;
           std::string_view op = t(ts_node_child_by_field_name(e, "operator", 8));
           if (op != "+" && op != "-" && op != "*" && op != "/") return;
@@ -3418,7 +3477,8 @@ class Builder {
                 std::string name(t(left));
                 att.no_grad.erase(name);
                 bool keep_site = attached(right, s, att) && is(unparen(right), "binary_operator") &&
-                                 mentions(right, name) && bound_outside_only(name, s, loop, ch);
+                                 mentions(right, name) && bound_outside_only(name, s, loop, ch) &&
+                                 !reset_every_step(left, s, loop);
                 if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
                 else if (attached(right, s, att)) att.insert(name);
                 else if (backprop_names.count(name) && !detaches(right)) att.insert(name);
@@ -3440,6 +3500,15 @@ class Builder {
                   auto elems = named_children(left);
                   auto held = model_output_elements(rc, elems.size(), s);
                   if (held.empty()) held = returned_model_outputs(m_.resolve_local_function(rc, s));
+                  // A model whose forward gpulint cannot read (`out, latent_loss = net(img)`,
+                  // an imported VQ-VAE): the elements that are terms of the loss back-propagated
+                  // in this loop are computed by the trained model and reach its parameters,
+                  // so they hold its graph.
+                  if (held.empty() && model_for_callee(field(rc, "function"), s)) {
+                    held.assign(elems.size(), false);
+                    for (std::size_t i = 0; i < elems.size(); ++i)
+                      held[i] = is(unparen(elems[i]), "identifier") && backprop_terms.count(std::string(t(unparen(elems[i])))) > 0;
+                  }
                   if (held.size() == elems.size())
                     for (std::size_t i = 0; i < elems.size(); ++i)
                       if (held[i] && is(unparen(elems[i]), "identifier")) att.insert(std::string(t(unparen(elems[i]))));
@@ -3465,7 +3534,8 @@ class Builder {
               TSNode left = unparen(field(ch, "left"));
               TSNode right = field(ch, "right");
               std::string_view op = t(ts_node_child_by_field_name(ch, "operator", 8));
-              if ((op == "+=" || op == "-=") && attached(right, s, att) && container_outside(left, s, loop))
+              if ((op == "+=" || op == "-=") && attached(right, s, att) && container_outside(left, s, loop) &&
+                  !reset_every_step(left, s, loop))
                 kept(n, right, std::string(t(left)), KeptGraphTensor::How::AugmentedAssign, reported, consumed);
               // `epoch_loss += loss`: the sum is attached too (`history.append(epoch_loss)`).
               if ((op == "+=" || op == "-=" || op == "*=" || op == "/=") && is(left, "identifier") &&
@@ -3687,8 +3757,22 @@ class Builder {
       }
       return true;
     };
+    // `.to(torch.float)` / `.to(dtype=torch.float64)`: a dtype cast, on the host for a host tensor.
+    auto dtype_cast = [&](TSNode c) {
+      if (method_name(c, src_) != "to") return false;
+      auto args = call_arguments(c);
+      if (args.size() != 1) return false;
+      TSNode v = args[0];
+      if (is(v, "keyword_argument")) {
+        if (t(field(v, "name")) != "dtype") return false;
+        v = field(v, "value");
+      }
+      const auto& dq = m_.qualified_name(v, s);
+      return dq && kTorchDtypes.count(*dq) > 0;
+    };
     for (int i = 0; i < 32 && is(e, "call") &&
-                    (kHostTransforms.count(method_name(e, src_)) || host_type_cast(e) || numeric_fill(e));
+                    (kHostTransforms.count(method_name(e, src_)) || host_type_cast(e) || numeric_fill(e) ||
+                     dtype_cast(e));
          ++i) {
       const auto& fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
       if (fq && starts_with(*fq, "torch.")) break;
