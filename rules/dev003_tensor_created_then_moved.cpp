@@ -19,10 +19,16 @@ expression (`torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, also 
 views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, `torch.tensor(v).to(torch.float).to(device)`, and in-place fills with numbers,
 `torch.zeros(n).fill_(1).cuda()`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
-`h0 = torch.zeros(...).to(device)`). Legacy typed constructors (`torch.LongTensor(v).cuda()`)
+`h0 = torch.zeros(...).to(device)`), or inside a function of the file called from such a place
+(an `init_hidden()` that `forward()` calls; a helper called in a loop that back-propagates or
+iterates a DataLoader at its own level — not one called once per epoch, such as a helper that
+saves sample images). Legacy typed constructors (`torch.LongTensor(v).cuda()`)
 count too; they take no `device=`, so they are reported without a fix (the message names
 `torch.empty(...)` for a shape, `torch.tensor(...)` for data), as is a move written
-`.type(torch.cuda.FloatTensor)`. `Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a
+`.type(torch.cuda.FloatTensor)`. A creation handed to a helper of the file that moves its parameter on every GPU run (`def
+to_var(x): if torch.cuda.is_available(): x = x.cuda(); return Variable(x)`, then
+`zero = self.to_var(torch.zeros(b, k))`) counts as moved there; a helper that writes the tensor
+first, moves it under a flag, or moves only an element of it does not. `Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a
 tensor copies it on `t`'s own device, so of a model's output or a tensor already on the GPU it
 is not reported.
 

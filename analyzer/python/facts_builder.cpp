@@ -1665,6 +1665,38 @@ class Builder {
     return false;
   }
 
+  // True when `n` runs once per iteration of a loop or once per step of a model: it is in a
+  // loop (in_loop_within_function), in the `forward` of an nn.Module subclass of the file
+  // (in_module_forward), or in a function of the file (not a lambda or class body) called from
+  // a step — `hidden = self._init_hidden(b)` in forward(), `noise = make_noise(b)` in a loop
+  // that back-propagates or iterates a DataLoader at its own level (step_site) — followed
+  // through at most two calls. A helper called once per epoch (saving sample images) is not.
+  bool runs_per_step(TSNode n) {
+    return in_loop_within_function(n) || in_module_forward(n) || called_per_step(n, 0);
+  }
+  bool called_per_step(TSNode n, int depth) {
+    TSNode fn{};
+    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "lambda") || is(p, "class_definition")) return false;
+      if (is(p, "function_definition")) { fn = p; break; }
+    }
+    if (is_null(fn)) return false;
+    for (const auto& site : m_.call_sites(fn)) {
+      if (dead(site.node)) continue;
+      if (step_site(site.node) || (depth < 1 && called_per_step(site.node, depth + 1))) return true;
+    }
+    return false;
+  }
+  bool step_site(TSNode site) {
+    if (in_module_forward(site)) return true;
+    TSNode loop = innermost_loop(site);
+    if (is_null(loop)) return false;
+    if (backprops_at_its_level(loop)) return true;
+    for (const auto& [l, indices] : loader_loops())
+      if (same(l, loop)) return true;
+    return false;
+  }
+
   // The nearest for/while loop around `n` in its own function; a null node when none.
   TSNode innermost_loop(TSNode n) const {
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
@@ -3996,7 +4028,96 @@ class Builder {
   // same host allocation and copy as `torch.randn(b, 100).to(device)`. Reported at the creation;
   // the fix creates it there with `device=` (the later move then returns the tensor itself:
   // Tensor.to docs, "if self already has the correct device, self is returned").
-  void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s) {
+  // A function of the file that moves what one of its parameters receives to an accelerator on
+  // every run that trains on the GPU: a statement at the top of its body, or at the top of the
+  // consequence of a top-level `if` whose condition holds on every GPU run (truth_on_gpu:
+  // `if torch.cuda.is_available():`), moves the parameter itself — `x = x.cuda()`,
+  // `return Variable(x.cuda())` — and no statement before it mentions the parameter (nothing
+  // writes it on the host first). `device` is the move's device as move_device gives it;
+  // `assumes_gpu`, whether that took the condition.
+  struct HelperMove {
+    std::string device;
+    bool assumes_gpu = false;
+  };
+  std::optional<HelperMove> helper_moves_parameter(TSNode def, const std::string& param) const {
+    if (param.empty()) return std::nullopt;
+    TSNode body = field(def, "body");
+    if (!is(body, "block")) return std::nullopt;
+    // The move of `param` that statement `st` (of a block) makes as a whole, if any.
+    auto move_in = [&](TSNode st, bool& assumes_gpu) -> std::optional<std::string> {
+      // A simple statement: one nested in a compound one (`if flag:`) may not run.
+      if (!is(st, "expression_statement") && !is(st, "return_statement")) return std::nullopt;
+      std::optional<std::string> found;
+      visit(st, [&](TSNode n) {
+        if (found || !is(n, "call")) return;
+        std::string_view mm = method_name(n, src_);
+        if (mm != "cuda" && mm != "to") return;
+        TSNode r = unparen(receiver(n));
+        if (!is(r, "identifier") || t(r) != param) return;
+        const Scope* ms = m_.scope_of(n);
+        if (!move_unconditional(n, st, ms, &assumes_gpu)) return;
+        found = move_device(n, ms);
+      });
+      return found;
+    };
+    for (TSNode st : named_children(body)) {
+      if (is(st, "if_statement") && !mentions(field(st, "condition"), param)) {
+        TSNode cons = field(st, "consequence");
+        bool assumes = false;
+        auto truth = truth_on_gpu(field(st, "condition"), m_.scope_of(st), &assumes);
+        if (truth && *truth && is(cons, "block")) {
+          for (TSNode inner : named_children(cons)) {
+            if (!mentions(inner, param)) continue;
+            bool a2 = assumes;
+            if (auto d = move_in(inner, a2)) return HelperMove{*d, a2};
+            break;
+          }
+        }
+      }
+      if (!mentions(st, param)) continue;
+      bool assumes = false;
+      if (auto d = move_in(st, assumes)) return HelperMove{*d, assumes};
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // `zeros = torch.zeros(b, k)` then `zeros = self.to_var(zeros)`, or `self.to_var(torch.zeros(b,
+  // k))`, where `to_var` is a function of the file that moves its parameter on every GPU run
+  // (helper_moves_parameter): the same host allocation and copy as a move written in place.
+  void created_then_moved_through_helper(TSNode call, const Scope* s) {
+    TSNode def = m_.resolve_local_function(call, s);
+    if (is_null(def)) return;
+    for (TSNode a : call_arguments(call)) {
+      TSNode v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+      if (!is(v, "identifier") && !is(v, "call")) continue;
+      std::string param = receiving_parameter(call, def, a);
+      auto hm = helper_moves_parameter(def, param);
+      if (!hm) continue;
+      if (is(v, "identifier")) {
+        created_then_moved_through_name(call, v, s, &*hm);
+        continue;
+      }
+      TSNode factory{};
+      if (!host_creation(v, s, factory) || dead(call) || !runs_per_step(call)) continue;
+      TSNode stmt = call;
+      while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
+        stmt = m_.parent(stmt);
+      bool assumes_gpu = hm->assumes_gpu;
+      if (!move_unconditional(call, stmt, s, &assumes_gpu)) continue;
+      if (!created_moved_.insert(v.id).second) continue;
+      CreatedThenMoved f;
+      f.expression = {start(v), end(v)};
+      describe_factory(f, factory, s);
+      // The helper still moves it; created on the device, the move returns it unchanged. Only
+      // where the helper's device is a literal that means the same in this scope.
+      if (!assumes_gpu && starts_with(hm->device, "\"")) f.fix = device_argument_fix(factory, s, hm->device);
+      facts_.created_then_moved.push_back(std::move(f));
+    }
+  }
+
+  void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s,
+                                       const HelperMove* via = nullptr) {
     // The statement holding the move, and its block.
     TSNode stmt = move;
     while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block")) stmt = m_.parent(stmt);
@@ -4043,17 +4164,19 @@ class Builder {
     TSNode factory{};
     if (!host_creation(creation, s, factory)) return;
     if (dead(creation)) return;
-    if (!in_loop_within_function(move) && !in_module_forward(move)) return;
+    if (!runs_per_step(move)) return;
+    if (via) assumes_gpu = assumes_gpu || via->assumes_gpu;
     if (!move_unconditional(move, move_stmt, s, &assumes_gpu)) return;
-    auto device = move_device(move, s);
+    auto device = via ? std::optional<std::string>(via->device) : move_device(move, s);
     if (!device) return;
     if (!created_moved_.insert(creation.id).second) return;
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
     describe_factory(f, factory, s);
     // Created on the device where the move was conditional on CUDA being available, the
-    // tensor would need CUDA on the runs without it: no fix then.
-    if (!assumes_gpu) f.fix = device_argument_fix(factory, s, *device);
+    // tensor would need CUDA on the runs without it: no fix then. A helper's device is text of
+    // the helper's scope: only a literal is valid here.
+    if (!assumes_gpu && (!via || starts_with(*device, "\""))) f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
   std::unordered_set<const void*> created_moved_;
@@ -4063,7 +4186,10 @@ class Builder {
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
-      if (meth != "cuda" && meth != "to" && meth != "type") continue;
+      if (meth != "cuda" && meth != "to" && meth != "type") {
+        if (!dead(c)) created_then_moved_through_helper(c, m_.scope_of(c));
+        continue;
+      }
       if (dead(c)) continue;
       TSNode r = receiver(c);
       const Scope* s = m_.scope_of(c);
@@ -4076,7 +4202,7 @@ class Builder {
       // Casts and shape transforms between the creation and the move (`torch.rand(n).reshape(-1,
       // 1).to(device)`) leave it a host tensor that is then copied.
       if (!host_creation(r, s, factory)) continue;
-      if (!in_loop_within_function(c) && !in_module_forward(c)) continue;
+      if (!runs_per_step(c)) continue;
       TSNode stmt = c;
       while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
         stmt = m_.parent(stmt);
