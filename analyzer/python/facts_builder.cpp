@@ -2789,7 +2789,17 @@ class Builder {
     if (!calls_model) return false;
     // A loop inside a training step (`for t in range(3): total = total + loss_t` before
     // `total.backward()`) is part of that step: its sums are consumed by the step's backward.
+    // So is a loop in a function that back-propagates once per call, outside any loop of its own
+    // (`def train(src, tgt): loss = 0; for c in ...: loss += criterion(decoder(...), ...)`, then
+    // `loss.backward()`): the function is the step.
     for (TSNode p = m_.parent(loop); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "function_definition")) {
+        bool step = false;
+        visit(field(p, "body"), [&](TSNode n) {
+          if (!step && is(n, "call") && is_null(innermost_loop(n)) && is_backward_call(n)) step = true;
+        });
+        if (step) return false;
+      }
       if (is_def(p) || is(p, "lambda")) break;
       if ((is(p, "for_statement") || is(p, "while_statement")) && backprops_at_its_level(p)) return false;
     }
