@@ -21,6 +21,10 @@ or `.cuda()` on the way. A `data.to(device)` written as a statement of its own d
 `data`: a tensor's `.to()` returns the copy (unlike `nn.Module.to`), so the message says the
 result was discarded. A whole batch moved that way (`batch.to(device)`) counts as moved: it
 may be a Hugging Face `BatchEncoding` or a PyG `Batch`, whose `.to()` works in place.
+Entries of a dict batch stored back in place are followed by key (`batch["x"] =
+batch["x"].to(device)` moves that entry only); a store under a key that is not a literal
+(`for k, v in batch.items(): batch[k] = v.to(device)`, or through a helper gpulint cannot read)
+may change any entry, and the batch is then no longer followed.
 A single batch drawn outside any loop (`images, labels = next(iter(test_loader))`, or the old
 `dataiter.next()`, to show a few predictions) is followed through the statements after the draw;
 there the model counts as on the GPU only when its last placement before the call (`.to()`,

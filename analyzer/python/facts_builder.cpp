@@ -1730,7 +1730,40 @@ class Builder {
     std::unordered_map<std::string, std::vector<bool>> non_tensor_elements;
     bool copied_to_cuda = false;
     bool discarded_copy_to_cuda = false;  // a batch copied to CUDA by a statement that drops it
+    /// Entries of a batch container stored in the loop (`batch["x"] = batch["x"].to(dev)`), by
+    /// element_key: their state, or nullopt when unknown. A store under a key that is no
+    /// literal (`for k, v in batch.items(): batch[k] = v.to(dev)`) may write any entry: the
+    /// container's own state is dropped instead.
+    std::unordered_map<std::string, std::optional<State>> elements;
   };
+  /// The key of `container[literal]` in LoopState::elements; empty when `sub` is not a
+  /// subscript of a name by a string or integer literal.
+  std::string element_key(TSNode sub) const {
+    if (!is(sub, "subscript")) return {};
+    TSNode v = unparen(field(sub, "value"));
+    TSNode k = unparen(field(sub, "subscript"));
+    if (!is(v, "identifier") || !(is(k, "string") || is(k, "integer"))) return {};
+    std::string key(t(v));
+    key += '\0';
+    if (is(k, "string")) {
+      std::string lit;
+      if (!string_literal_value(k, src_, &lit)) return {};
+      key += 's';
+      key += lit;
+    } else {
+      key += 'i';
+      key += t(k);
+    }
+    return key;
+  }
+  static void forget_elements(LoopState& st, const std::string& name) {
+    for (auto it = st.elements.begin(); it != st.elements.end();)
+      if (it->first.size() > name.size() && it->first.compare(0, name.size(), name) == 0 &&
+          it->first[name.size()] == '\0')
+        it = st.elements.erase(it);
+      else
+        ++it;
+  }
 
   // The parameter of `def` (a function_definition of this file) that receives the positional
   // argument at `index` of a call: a method called as `obj.m(...)` gets `self` first, a
@@ -1870,6 +1903,10 @@ class Builder {
       return it->second;
     }
     if (is(e, "subscript")) {
+      if (std::string key = element_key(e); !key.empty()) {
+        auto it = st.elements.find(key);
+        if (it != st.elements.end()) return it->second;
+      }
       TSNode v = unparen(field(e, "value"));
       TSNode k = unparen(field(e, "subscript"));
       if (is(v, "identifier") && is(k, "integer")) {
@@ -2075,8 +2112,27 @@ class Builder {
         else if (!conditional) st.gpu_outputs.erase(std::string(t(id)));
       }
     }
+    if (is(left, "subscript")) {
+      // `batch["x"] = batch["x"].to(dev)`: that entry's state from now on;
+      // `batch[k] = v.to(dev)` (k not a literal): any entry may have changed.
+      TSNode cont = unparen(field(left, "value"));
+      if (!is(cont, "identifier")) return;
+      std::string name(t(cont));
+      auto c = classify(right, s, st);
+      bool unmoved = c && *c == State::Unmoved;
+      std::string key = element_key(left);
+      if (!key.empty()) {
+        if (unmoved || (c && !conditional)) st.elements[key] = c;
+        else st.elements[key] = std::nullopt;
+      } else if (!unmoved) {
+        st.names.erase(name);
+        forget_elements(st, name);
+      }
+      return;
+    }
     if (is(left, "identifier")) {
       std::string name(t(left));
+      forget_elements(st, name);
       // A whole batch stays one under another name or when drawn with next().
       bool whole = (is(right, "identifier") && st.whole_batch.count(std::string(t(right)))) ||
                    (is(right, "call") && !next_batch_loaders(right, s).empty());
