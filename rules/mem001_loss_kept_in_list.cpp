@@ -17,7 +17,7 @@ constexpr RuleInfo kInfo{
 Finds training loops (loops that call `backward()`) that keep a graph-attached tensor — a
 loss, a model output, arithmetic on them — in something that outlives the iteration:
 `losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`,
-`history["train"].append(loss)`. A sum of attached tensors is attached too (`epoch_loss += loss`
+`history["train"].append(loss)`, `y_hat += [out]` (list `+=` is `extend`). A sum of attached tensors is attached too (`epoch_loss += loss`
 then `history.append(epoch_loss)`), also when a function of the file returns it to an epoch
 loop (`train_loss, acc = self._train_epoch()` then `self.loss["train"].append(train_loss)`); so
 are torch functions of attached tensors (`F.softmax(out, 1)`), their `.cpu()` copies (only
@@ -43,8 +43,10 @@ without a graph (`rsample()` keeps it). A tuple
 or dict appended keeps its attached elements (`self.outputs.append((out, y))`,
 `outputs.append({"loss": loss})`); the fix detaches each of them. A loss that a step
 function back-propagates and returns (`loss.backward(); return loss`) is still attached in
-the loop that sums it. `backward()` is a tensor's, `torch.autograd.backward(loss)`, or that of an
-Accelerate `Accelerator` / Lightning `Fabric` (`accelerator.backward(loss)`); the results of a
+the loop that sums it. `backward()` is a tensor's, `torch.autograd.backward(loss)`, that of an
+Accelerate `Accelerator` / Lightning `Fabric` (`accelerator.backward(loss)`), or a function of
+the file that back-propagates its parameter (`self._backprop(loss)`); an element of a tuple
+result that the loop back-propagates (`loss, parts = criterion(out, y)`) is attached; the results of a
 function of the file whose result is back-propagated (a hand-written `def dice_loss(pred, y)`)
 are attached wherever it is called. In LibTorch C++ a call of a function of the file that
 returns an attached tensor (a trainer's `compute_td_loss()` that back-propagates its loss and

@@ -1065,7 +1065,7 @@ class Builder {
     backpropagated_.emplace(call.id, out);
     return out;
   }
-  TSNode backpropagated_uncached(TSNode call, const Scope* s) const {
+  TSNode backpropagated_uncached(TSNode call, const Scope* s, bool follow_helpers = true) const {
     auto first_arg = [&]() {
       auto a = positional_arguments(call);
       if (!a.empty()) return a[0];
@@ -1085,6 +1085,24 @@ class Builder {
     }
     const auto& q = m_.callee_name(call, s);
     if (q && *q == "torch.autograd.backward") return first_arg();
+    // A function of the file that back-propagates one of its parameters itself (`def
+    // _backprop(self, loss, opt): opt.zero_grad(); loss.backward(); opt.step()`): the argument
+    // bound to it. One level: a backward inside the helper is read directly.
+    if (!follow_helpers) return TSNode{};
+    TSNode def = m_.resolve_local_function(call, s);
+    if (is_null(def)) return TSNode{};
+    std::string param;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (!param.empty() || !is(n, "call")) return;
+      TSNode bt = unparen(backpropagated_uncached(n, m_.scope_of(n), false));
+      if (!is(bt, "identifier")) return;
+      const auto* bs = m_.lookup(t(bt), m_.scope_of(n));
+      if (!bs || bs->size() != 1 || bs->front().kind != Binding::Kind::Param || !same(bs->front().function, def)) return;
+      param = std::string(t(bt));
+    });
+    if (param.empty()) return TSNode{};
+    for (TSNode a : call_arguments(call))
+      if (receiving_parameter(call, def, a) == param) return is(a, "keyword_argument") ? field(a, "value") : a;
     return TSNode{};
   }
   bool is_backward_call(TSNode n) const { return !is_null(backpropagated(n)); }
@@ -3592,6 +3610,12 @@ class Builder {
                 std::vector<TSNode> ids;
                 collect_identifiers(left, ids);
                 for (auto id : ids) att.erase(std::string(t(id)));
+                // `loss, parts = loss_func(out, y)` where this loop back-propagates `loss`: as
+                // for a plain name, backward() needs that element's graph.
+                if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && !under_no_grad(ch) && !detaches(right))
+                  for (TSNode el : named_children(left))
+                    if (is(unparen(el), "identifier") && backprop_names.count(std::string(t(unparen(el)))))
+                      att.insert(std::string(t(unparen(el))));
                 // `dist, value = model(state)`: the elements the model's forward returns attached.
                 TSNode rc = unparen(right);
                 if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && is(rc, "call") && !under_no_grad(ch)) {
@@ -3632,6 +3656,16 @@ class Builder {
               TSNode left = unparen(field(ch, "left"));
               TSNode right = field(ch, "right");
               std::string_view op = t(ts_node_child_by_field_name(ch, "operator", 8));
+              // `y_hat += [out]`: list += iterable is list.extend (Python data model,
+              // object.__iadd__ of list): an append of the one element.
+              if (TSNode ur = unparen(right); op == "+=" && is(ur, "list") && named_count(ur) == 1) {
+                TSNode el = named(ur, 0);
+                if (attached(el, s, att) && container_outside(left, s, loop))
+                  kept(n, el, std::string(t(left)), KeptGraphTensor::How::Append, reported, consumed);
+                if (attached(el, s, att) && is(left, "identifier") && !under_no_grad(ch))
+                  att.holding.insert(std::string(t(left)));
+                continue;
+              }
               if ((op == "+=" || op == "-=") && attached(right, s, att) && container_outside(left, s, loop) &&
                   !reset_every_step(left, s, loop))
                 kept(n, right, std::string(t(left)), KeptGraphTensor::How::AugmentedAssign, reported, consumed);
