@@ -20,9 +20,11 @@ views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, `torch.tensor(v).to(
 `torch.zeros(n).fill_(1).cuda()`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
 `h0 = torch.zeros(...).to(device)`), or inside a function of the file called from such a place
-(an `init_hidden()` that `forward()` calls; a helper called in a loop that back-propagates or
-iterates a DataLoader at its own level — not one called once per epoch, such as a helper that
-saves sample images). Legacy typed constructors (`torch.LongTensor(v).cuda()`)
+(an `init_hidden()` that `forward()` calls; a helper called in a loop that back-propagates,
+iterates a DataLoader, or calls a function of the file that back-propagates once per call, at its
+own level and not under an `if` of the loop — not one called once per epoch or every N steps,
+such as a helper that saves sample images). A creation bound in a tuple assignment
+(`x, y = batch[0], torch.ones(n)`) is followed like one bound alone. Legacy typed constructors (`torch.LongTensor(v).cuda()`)
 count too; they take no `device=`, so they are reported without a fix (the message names
 `torch.empty(...)` for a shape, `torch.tensor(...)` for data), as is a move written
 `.type(torch.cuda.FloatTensor)`. A creation handed to a helper of the file that moves its parameter on every GPU run (`def

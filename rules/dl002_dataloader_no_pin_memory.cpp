@@ -22,7 +22,8 @@ model on CUDA — see DEV002). The loop may iterate the loader directly,
 through `enumerate`/`tqdm`/`zip`, through an iterator drawn with `next(...)` (also inside a
 loop over another loader: `ood = next(ood_iter)[0].cuda()` in `for x, y in train_loader:`;
 each loader is judged by the copies of its own batches), or through a wrapper class of the
-file whose `__iter__` moves each batch (`DeviceDataLoader`). Loaders are followed through
+file whose `__iter__` moves each batch (`DeviceDataLoader`). A batch keeps its place through arithmetic with numbers
+(`images * 2 - 1`). Loaders are followed through
 names, dicts, parameters and the file's own helpers (`train_loader, val_loader = get_loaders()`);
 a legacy typed constructor of a batch (`x = torch.FloatTensor(x)`) is the batch itself (it
 returns an alias: same storage, pinned when the batch is).

@@ -1,6 +1,7 @@
 #include "analyzer/python/facts_builder.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -1091,6 +1092,17 @@ class Builder {
     if (!follow_helpers) return TSNode{};
     TSNode def = m_.resolve_local_function(call, s);
     if (is_null(def)) return TSNode{};
+    const std::string& param = backpropagated_parameter(def);
+    if (param.empty()) return TSNode{};
+    for (TSNode a : call_arguments(call))
+      if (receiving_parameter(call, def, a) == param) return is(a, "keyword_argument") ? field(a, "value") : a;
+    return TSNode{};
+  }
+  // The parameter of function `def` that its body back-propagates directly (a tensor's
+  // `.backward()`, torch.autograd.backward, an Accelerator's / Fabric's), or empty. Memoised.
+  const std::string& backpropagated_parameter(TSNode def) const {
+    auto it = backpropagated_parameter_.find(def.id);
+    if (it != backpropagated_parameter_.end()) return it->second;
     std::string param;
     visit(field(def, "body"), [&](TSNode n) {
       if (!param.empty() || !is(n, "call")) return;
@@ -1100,11 +1112,9 @@ class Builder {
       if (!bs || bs->size() != 1 || bs->front().kind != Binding::Kind::Param || !same(bs->front().function, def)) return;
       param = std::string(t(bt));
     });
-    if (param.empty()) return TSNode{};
-    for (TSNode a : call_arguments(call))
-      if (receiving_parameter(call, def, a) == param) return is(a, "keyword_argument") ? field(a, "value") : a;
-    return TSNode{};
+    return backpropagated_parameter_[def.id] = std::move(param);
   }
+  mutable std::unordered_map<const void*, std::string> backpropagated_parameter_;
   bool is_backward_call(TSNode n) const { return !is_null(backpropagated(n)); }
   mutable std::unordered_map<const void*, TSNode> backpropagated_;
 
@@ -1709,10 +1719,27 @@ class Builder {
     if (in_module_forward(site)) return true;
     TSNode loop = innermost_loop(site);
     if (is_null(loop)) return false;
+    // Under an `if` inside the loop (`if epoch % evaluate_every == 0: evaluate_randomly()`):
+    // not every iteration, unless the condition holds on every GPU run (`if USE_CUDA:`).
+    for (TSNode p = m_.parent(site); !is_null(p) && !same(p, loop); p = m_.parent(p)) {
+      if (is(p, "elif_clause") || is(p, "else_clause")) return false;
+      if (!is(p, "if_statement")) continue;
+      bool assumes = false;
+      auto truth = truth_on_gpu(field(p, "condition"), m_.scope_of(p), &assumes);
+      if (!truth || !*truth) return false;
+    }
     if (backprops_at_its_level(loop)) return true;
     for (const auto& [l, indices] : loader_loops())
       if (same(l, loop)) return true;
-    return false;
+    // `loss = train(input_batches, target_batches, ...)`: the loop calls a function of the file
+    // that back-propagates once per call, so each iteration is a step.
+    bool calls_step = false;
+    visit(field(loop, "body"), [&](TSNode n) {
+      if (calls_step || !is(n, "call") || !same(innermost_loop(n), loop)) return;
+      TSNode def = m_.resolve_local_function(n, m_.scope_of(n));
+      if (!is_null(def) && backprops_outside_loops(def)) calls_step = true;
+    });
+    return calls_step;
   }
 
   // The nearest for/while loop around `n` in its own function; a null node when none.
@@ -1940,6 +1967,14 @@ class Builder {
       std::string_view a = t(field(e, "attribute"));
       if (a == "shape" || a == "size" || a == "device" || a == "dtype") return std::nullopt;
       return classify(field(e, "object"), s, st);
+    }
+    // `images * 2 - 1`, `x / 255.0`: arithmetic with a Python number computes on the tensor's
+    // device, so the result is where the batch is.
+    if (is(e, "binary_operator")) {
+      TSNode l = field(e, "left"), r = field(e, "right");
+      if (python_number(r, s)) return classify(l, s, st);
+      if (python_number(l, s)) return classify(r, s, st);
+      return std::nullopt;
     }
     if (is(e, "call")) {
       std::string_view meth = method_name(e, src_);
@@ -2867,18 +2902,25 @@ class Builder {
     // (`def train(src, tgt): loss = 0; for c in ...: loss += criterion(decoder(...), ...)`, then
     // `loss.backward()`): the function is the step.
     for (TSNode p = m_.parent(loop); !is_null(p); p = m_.parent(p)) {
-      if (is(p, "function_definition")) {
-        bool step = false;
-        visit(field(p, "body"), [&](TSNode n) {
-          if (!step && is(n, "call") && is_null(innermost_loop(n)) && is_backward_call(n)) step = true;
-        });
-        if (step) return false;
-      }
+      if (is(p, "function_definition") && backprops_outside_loops(p)) return false;
       if (is_def(p) || is(p, "lambda")) break;
       if ((is(p, "for_statement") || is(p, "while_statement")) && backprops_at_its_level(p)) return false;
     }
     return runs_with_grad(loop, 0);
   }
+
+  // Does function `def` back-propagate at its own level, outside any loop of its own (once per
+  // call)? Memoised per function.
+  bool backprops_outside_loops(TSNode def) {
+    auto it = backprops_outside_loops_.find(def.id);
+    if (it != backprops_outside_loops_.end()) return it->second;
+    bool step = false;
+    visit(field(def, "body"), [&](TSNode n) {
+      if (!step && is(n, "call") && is_null(innermost_loop(n)) && is_backward_call(n)) step = true;
+    });
+    return backprops_outside_loops_[def.id] = step;
+  }
+  std::unordered_map<const void*, bool> backprops_outside_loops_;
 
   // True when `n` can run with autograd enabled: not under no_grad here, and its function (if
   // any) has a call site that can.
@@ -4141,6 +4183,12 @@ class Builder {
   };
   std::optional<HelperMove> helper_moves_parameter(TSNode def, const std::string& param) const {
     if (param.empty()) return std::nullopt;
+    std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(def.id)) + ':' + param;
+    if (auto it = helper_moves_parameter_.find(key); it != helper_moves_parameter_.end()) return it->second;
+    return helper_moves_parameter_[key] = helper_moves_parameter_uncached(def, param);
+  }
+  mutable std::unordered_map<std::string, std::optional<HelperMove>> helper_moves_parameter_;
+  std::optional<HelperMove> helper_moves_parameter_uncached(TSNode def, const std::string& param) const {
     TSNode body = field(def, "body");
     if (!is(body, "block")) return std::nullopt;
     // The move of `param` that statement `st` (of a block) makes as a whole, if any.
@@ -4180,6 +4228,32 @@ class Builder {
       return std::nullopt;
     }
     return std::nullopt;
+  }
+
+  // The value assignment `asg` binds to the name `nm`: its right side for `nm = value`, the
+  // matching element for `a, nm = x, value` (a tuple of as many values as targets, no other
+  // value of which mentions `nm`). A null node when `asg` binds `nm` otherwise or not at all.
+  TSNode element_bound_to(TSNode asg, const std::string& nm) const {
+    TSNode left = unparen(field(asg, "left"));
+    TSNode right = unparen(field(asg, "right"));
+    if (is(left, "identifier")) return t(left) == nm ? right : TSNode{};
+    if (!(is(left, "pattern_list") || is(left, "tuple_pattern")) ||
+        !(is(right, "expression_list") || is(right, "tuple")))
+      return TSNode{};
+    auto targets = named_children(left);
+    auto values = named_children(right);
+    if (targets.size() != values.size()) return TSNode{};
+    TSNode found{};
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      TSNode tg = unparen(targets[i]);
+      if (is(tg, "identifier") && t(tg) == nm) {
+        if (!is_null(found)) return TSNode{};
+        found = unparen(values[i]);
+      } else if (mentions(targets[i], nm) || mentions(values[i], nm)) {
+        return TSNode{};
+      }
+    }
+    return found;
   }
 
   // `zeros = torch.zeros(b, k)` then `zeros = self.to_var(zeros)`, or `self.to_var(torch.zeros(b,
@@ -4233,6 +4307,14 @@ class Builder {
     TSNode creation{};
     std::string nm(t(name));
     bool assumes_gpu = false;
+    // `mask, ref = mask.cuda(), mask + ref`: another value of the same tuple reads the host
+    // tensor too.
+    if (is(move_stmt, "expression_statement") && named_count(move_stmt) == 1 && is(named(move_stmt, 0), "assignment")) {
+      TSNode rhs = unparen(field(named(move_stmt, 0), "right"));
+      if (is(rhs, "expression_list") || is(rhs, "tuple"))
+        for (TSNode v : named_children(rhs))
+          if (!contains(v, move) && mentions(v, nm)) return;
+    }
     for (int level = 0; is_null(creation); ++level) {
       std::vector<TSNode> before;
       for (auto ch : named_children(block)) {
@@ -4243,10 +4325,9 @@ class Builder {
         if (!mentions(*it, nm)) continue;
         if (!is(*it, "expression_statement") || named_count(*it) != 1) return;
         TSNode asg = named(*it, 0);
-        if (!is(asg, "assignment") || !is(unparen(field(asg, "left")), "identifier") ||
-            t(unparen(field(asg, "left"))) != nm)
-          return;
-        TSNode rhs = unparen(field(asg, "right"));
+        if (!is(asg, "assignment")) return;
+        TSNode rhs = element_bound_to(asg, nm);
+        if (is_null(rhs)) return;
         if (transform_of_name(rhs, nm)) continue;
         creation = rhs;
         break;
