@@ -126,6 +126,11 @@ struct CreatedThenMoved {
   /// one list or tuple), or Unknown.
   enum class LegacyArguments { Unknown, Sizes, Data };
   LegacyArguments legacy_arguments = LegacyArguments::Unknown;
+  /// The creation converts host data — `torch.tensor(list_or_array)`, a legacy constructor
+  /// given data — rather than allocating: `device=` would make the same host build and copy
+  /// (torch/csrc/utils/tensor_new.cpp, internal_new_from_data builds the tensor on the CPU and
+  /// then calls `tensor.to(device)`), so rules offer no `device=` fix for it.
+  bool from_data = false;
   std::vector<Edit> fix;      ///< create it with device= instead
   /// Empty when the file shows the creation runs once per iteration (in a loop, or in a
   /// function the file calls in a loop). Otherwise the key of the function holding it (see

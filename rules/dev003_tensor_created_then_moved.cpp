@@ -67,7 +67,13 @@ for x, y in loader:
 ```
 
 ## Fix safety
-Unsafe: `torch.tensor(data, device=...)` still copies `data` from the host, and a factory's
+A conversion of host data — `torch.tensor(list_or_array)`, a legacy constructor given data
+(`torch.LongTensor([...])`) — gets no fix: `torch.tensor(data, device=...)` builds the tensor on
+the CPU and then calls `.to(device)` itself (torch/csrc/utils/tensor_new.cpp,
+internal_new_from_data), so it makes the same copy. It is still reported, with that said: the
+per-step build and the blocking copy (`.to()` without `non_blocking` ends in
+`cudaStreamSynchronize`: at::cuda::memcpy_and_sync) go away only when a constant is built once
+before the loop or the data stays on the GPU. Unsafe: a factory's
 random stream on the GPU differs from the CPU's (`rand`, `randn`, `randint`, `randperm`), so
 results change bit-for-bit. Not reported outside loops, for `.to(dtype)`, or for
 `torch.from_numpy(...)` (the data is in host memory anyway). In C++ a function of the file
@@ -112,9 +118,18 @@ class Dev003 final : public Rule {
             break;
         }
       }
-      auto d = make_diagnostic(kInfo, c.expression,
-                               "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice);
-      if (!c.fix.empty()) d.fix = Fix{Applicability::Unsafe, "Create the tensor with `device=`", c.fix};
+      std::string message =
+          "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice;
+      // A conversion of host data: `device=` builds it on the CPU and copies it just the same
+      // (torch/csrc/utils/tensor_new.cpp, internal_new_from_data); what costs is the per-step
+      // build and the blocking copy (a host–device sync: at::cuda::memcpy_and_sync).
+      if (c.from_data)
+        message = "`" + c.factory +
+                  "(...)` builds a tensor from host data and copies it to the GPU with a host-device sync in every "
+                  "iteration (`device=` would make the same copy): build it once before the loop if the data does not "
+                  "change, or keep the data on the GPU";
+      auto d = make_diagnostic(kInfo, c.expression, message);
+      if (!c.fix.empty() && !c.from_data) d.fix = Fix{Applicability::Unsafe, "Create the tensor with `device=`", c.fix};
       d.needs_call_in_loop = c.needs_call_in_loop;
       out.push_back(std::move(d));
     }

@@ -3894,6 +3894,7 @@ class Builder {
     const auto& q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
     f.legacy_constructor = q && host_legacy_constructor(*q);
+    f.from_data = q && *q == "torch.tensor";
     if (!f.legacy_constructor) return;
     auto a = positional_arguments(factory);
     if (a.size() != call_arguments(factory).size()) return;  // keywords, splats: Unknown
@@ -3903,8 +3904,10 @@ class Builder {
       f.legacy_arguments = CreatedThenMoved::LegacyArguments::Sizes;
     } else if (a.size() == 1) {
       TSNode d = unparen(a[0]);
-      if (is(d, "list") || is(d, "tuple") || is(d, "list_comprehension"))
+      if (is(d, "list") || is(d, "tuple") || is(d, "list_comprehension")) {
         f.legacy_arguments = CreatedThenMoved::LegacyArguments::Data;
+        f.from_data = true;
+      }
     }
   }
 
