@@ -70,7 +70,8 @@ for x, y in loader:
 A conversion of host data — `torch.tensor(list_or_array)`, a legacy constructor given data
 (`torch.LongTensor([...])`) — gets no fix: `torch.tensor(data, device=...)` builds the tensor on
 the CPU and then calls `.to(device)` itself (torch/csrc/utils/tensor_new.cpp,
-internal_new_from_data), so it makes the same copy. It is still reported, with that said: the
+internal_new_from_data), so it makes the same copy; LibTorch's `torch::tensor(values, options)`
+does the same (torch/csrc/api/include/torch/detail/TensorDataContainer.h, convert_to_tensor). It is still reported, with that said: the
 per-step build and the blocking copy (`.to()` without `non_blocking` ends in
 `cudaStreamSynchronize`: at::cuda::memcpy_and_sync) go away only when a constant is built once
 before the loop or the data stays on the GPU. Unsafe: a factory's

@@ -1807,6 +1807,10 @@ void Builder::collect_created_then_moved(FileFacts& f) {
     c.expression = *whole;
     c.factory = fcall->getDirectCallee()->getQualifiedNameAsString();
     c.needs_call_in_loop = needs_call_in_loop;
+    // torch::tensor of values builds the tensor on the CPU and then moves it to the options'
+    // device (torch/csrc/api/include/torch/detail/TensorDataContainer.h, convert_to_tensor):
+    // a device option would make the same copy. Reported without a device fix (rule DEV003).
+    c.from_data = has_qualified_name(fcall->getDirectCallee(), "torch::tensor");
     // Fix: pass the device to the factory when its TensorOptions parameter is defaulted. A
     // dtype the move also converts to goes along (`.to(device, torch::kHalf)`); a move with
     // other arguments (a memory format) is left alone. torch::from_blob wraps memory the
