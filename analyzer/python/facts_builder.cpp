@@ -1693,6 +1693,32 @@ class Builder {
     return false;
   }
 
+  // `if self.mask is None or self.mask.size(0) != n: self.mask = torch.ones(n, n).cuda()`:
+  // the statement holding `n` assigns a target under an `if` (inside its loop or function) whose
+  // condition reads that same target — a cache filled when it is missing or stale, not a
+  // tensor made every step.
+  bool cache_fill(TSNode n) const {
+    TSNode stmt = n;
+    while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block")) stmt = m_.parent(stmt);
+    if (!is(stmt, "expression_statement") || named_count(stmt) != 1 || !is(named(stmt, 0), "assignment")) return false;
+    TSNode target = unparen(field(named(stmt, 0), "left"));
+    if (!is(target, "identifier") && !is(target, "attribute") && !is(target, "subscript")) return false;
+    for (TSNode p = m_.parent(stmt); !is_null(p); p = m_.parent(p)) {
+      if (is_def(p) || is(p, "lambda") || is(p, "for_statement") || is(p, "while_statement")) break;
+      if (!is(p, "if_statement")) continue;
+      TSNode cond = field(p, "condition");
+      // A name is read where it appears as a name (not as the attribute of `buffer.states`);
+      // an attribute or subscript target, where the same expression appears.
+      bool reads = is(target, "identifier") ? mentions(cond, std::string(t(target))) : same_expression(cond, target);
+      if (!is(target, "identifier"))
+        visit(cond, [&](TSNode c) {
+          if (!reads && same_expression(c, target)) reads = true;
+        });
+      if (reads) return true;
+    }
+    return false;
+  }
+
   // True when `n` runs once per iteration of a loop or once per step of a model: it is in a
   // loop (in_loop_within_function), in the `forward` of an nn.Module subclass of the file
   // (in_module_forward), or in a function of the file (not a lambda or class body) called from
@@ -4276,7 +4302,7 @@ class Builder {
         continue;
       }
       TSNode factory{};
-      if (!host_creation(v, s, factory) || dead(call) || !runs_per_step(call)) continue;
+      if (!host_creation(v, s, factory) || dead(call) || !runs_per_step(call) || cache_fill(call)) continue;
       TSNode stmt = call;
       while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
         stmt = m_.parent(stmt);
@@ -4348,7 +4374,7 @@ class Builder {
     TSNode factory{};
     if (!host_creation(creation, s, factory)) return;
     if (dead(creation)) return;
-    if (!runs_per_step(move)) return;
+    if (!runs_per_step(move) || cache_fill(move)) return;
     if (via) assumes_gpu = assumes_gpu || via->assumes_gpu;
     if (!move_unconditional(move, move_stmt, s, &assumes_gpu)) return;
     auto device = via ? std::optional<std::string>(via->device) : move_device(move, s);
@@ -4386,7 +4412,7 @@ class Builder {
       // Casts and shape transforms between the creation and the move (`torch.rand(n).reshape(-1,
       // 1).to(device)`) leave it a host tensor that is then copied.
       if (!host_creation(r, s, factory)) continue;
-      if (!runs_per_step(c)) continue;
+      if (!runs_per_step(c) || cache_fill(c)) continue;
       TSNode stmt = c;
       while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
         stmt = m_.parent(stmt);
