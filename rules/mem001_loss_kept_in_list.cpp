@@ -48,7 +48,12 @@ Accelerate `Accelerator` / Lightning `Fabric` (`accelerator.backward(loss)`), or
 the file that back-propagates its parameter (`self._backprop(loss)`); an element of a tuple
 result that the loop back-propagates (`loss, parts = criterion(out, y)`) is attached; the results of a
 function of the file whose result is back-propagated (a hand-written `def dice_loss(pred, y)`)
-are attached wherever it is called. In LibTorch C++ a call of a function of the file that
+are attached wherever it is called. When the model comes from outside the file (a training
+helper's `model` parameter), the input of a back-propagated loss is attached when it is the only
+one that is not batch data (`logits = model(images)`, `loss = criterion(logits, labels)` with
+`labels` from the loop's header, moved or cast): backward() raises unless the loss requires
+grad, and batch data holds no graph. A loss of two model outputs (distillation, where the
+teacher may be frozen) is left alone. In LibTorch C++ a call of a function of the file that
 returns an attached tensor (a trainer's `compute_td_loss()` that back-propagates its loss and
 returns it) is attached where it is called, with autograd on. `losses[i] = loss` into a tensor
 preallocated outside the loop keeps the graph too: assigning to an indexed view is at::Tensor's

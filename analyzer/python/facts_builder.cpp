@@ -3557,6 +3557,75 @@ class Builder {
     return out;
   }
 
+  // The name a loss input's graph would come from: `outputs`, `outputs.squeeze(1)`,
+  // `out[:, 0]`, `out.logits`; a null node for a literal, a detaching call or an expression with
+  // more than one source.
+  TSNode graph_root(TSNode e) const {
+    for (int i = 0; i < 32; ++i) {
+      e = unparen(e);
+      if (is(e, "identifier")) return e;
+      if (is(e, "attribute")) {
+        std::string_view a = t(field(e, "attribute"));
+        if (a == "data" || a == "grad" || a == "shape" || a == "dtype" || a == "device") return TSNode{};
+        e = field(e, "object");
+      } else if (is(e, "subscript")) {
+        e = field(e, "value");
+      } else if (is(e, "call")) {
+        TSNode r = receiver(e);
+        if (is_null(r) || kDetaching.count(method_name(e, src_))) return TSNode{};
+        e = r;
+      } else {
+        return TSNode{};
+      }
+    }
+    return TSNode{};
+  }
+  static bool literal(TSNode e) {
+    return is(e, "integer") || is(e, "float") || is(e, "string") || is(e, "none") || is(e, "true") ||
+           is(e, "false");
+  }
+
+  // True when `name` (in `loop`'s body, scope `s`) holds only batch data of `loop`: every
+  // binding of it inside the loop is the loop header's target (`for x, y in loader`, `for i,
+  // (x, y) in enumerate(loader)`) or a move, cast or reshape of batch data (`y =
+  // y.to(device)`, `x, y = x.cuda(), y.cuda().long()`, `y = batch[1]`), and it has one there.
+  // Loader batches hold no graph. Only for a loop whose iterable is no name of the loop itself.
+  bool batch_data(TSNode name, const Scope* s, TSNode loop, int depth) const {
+    if (depth > 4 || !is(loop, "for_statement")) return false;
+    const auto* bs = m_.lookup(t(name), s);
+    if (!bs) return false;
+    bool any = false;
+    for (const Binding& b : *bs) {
+      if (!contains(loop, b.target)) continue;
+      if (b.kind == Binding::Kind::For) {
+        if (!same(b.stmt, loop)) return false;
+        any = true;
+        continue;
+      }
+      if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0) return false;
+      TSNode v = unparen(b.value);
+      if (!is(v, "call") && !is(v, "subscript")) return false;
+      if (is(v, "call")) {
+        static const std::set<std::string_view> kMoves = {
+            "to", "cuda", "float", "double", "half", "bfloat16", "long", "int", "bool", "type", "view",
+            "reshape", "squeeze", "unsqueeze", "permute", "contiguous", "flatten", "transpose"};
+        if (!kMoves.count(method_name(v, src_))) return false;
+      }
+      TSNode src = is(v, "call") ? unparen(receiver(v)) : unparen(field(v, "value"));
+      while (is(src, "call") || is(src, "subscript")) {
+        if (is(src, "subscript")) { src = unparen(field(src, "value")); continue; }
+        static const std::set<std::string_view> kMoves2 = {"to", "cuda", "float", "double", "long", "int", "view",
+                                                           "reshape", "squeeze", "unsqueeze"};
+        if (!kMoves2.count(method_name(src, src_))) return false;
+        src = unparen(receiver(src));
+      }
+      if (!is(src, "identifier")) return false;
+      if (t(src) != t(name) && !batch_data(src, s, loop, depth + 1)) return false;
+      any = true;
+    }
+    return any;
+  }
+
   // The MEM001 walk over the body of `loop` (a for/while loop, or a step method whose calls are
   // the iterations), in scope `s`.
   void kept_in_body(TSNode loop, const Scope* s, std::set<uint32_t>& reported) {
@@ -3622,6 +3691,41 @@ class Builder {
         };
         terms(field(n, "right"));
       });
+      // The one input of a back-propagated loss that can hold a graph (`loss =
+      // criterion(outputs, targets)` before `loss.backward()`, where `targets` is batch data from
+      // this loop's header and `outputs = model(inputs)` comes from a model gpulint cannot see —
+      // a function parameter): backward() raises unless `loss` requires grad (torch/autograd/
+      // __init__.py, _make_grads: "element 0 of tensors does not require grad"), a loss function
+      // computes one only from inputs that do, and batch data does not; so the remaining input
+      // does. Only when exactly one input is not batch data or a literal, and it is a name.
+      std::set<std::string> backprop_inputs;
+      if (is(loop, "for_statement") && !backprop_names.empty()) {
+        visit(field(loop, "body"), [&](TSNode n) {
+          if (!is(n, "assignment")) return;
+          TSNode left = unparen(field(n, "left"));
+          TSNode right = unparen(field(n, "right"));
+          if (!is(left, "identifier") || !backprop_names.count(std::string(t(left))) || !is(right, "call")) return;
+          if (!is_null(receiver(right)) && kDetaching.count(method_name(right, src_))) return;
+          TSNode args = field(right, "arguments");
+          if (!is(args, "argument_list")) return;
+          int candidates = 0;
+          std::string name;
+          for_each_named_child(args, [&](TSNode a) {
+            if (is(a, "comment")) return;
+            if (is(a, "keyword_argument")) a = field(a, "value");
+            if (is(a, "list_splat") || is(a, "dictionary_splat") || is_null(a)) { ++candidates; return; }
+            TSNode root = graph_root(a);
+            if (is_null(root)) {
+              if (!literal(unparen(a))) ++candidates;
+              return;
+            }
+            if (batch_data(root, s, loop, 0)) return;
+            ++candidates;
+            name = std::string(t(root));
+          });
+          if (candidates == 1 && !name.empty()) backprop_inputs.insert(name);
+        });
+      }
       auto computed_from_attached = [&](TSNode v) {
         bool found = false;
         visit(v, [&](TSNode c) {
@@ -3666,6 +3770,8 @@ class Builder {
                 if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
                 else if (attached(right, s, att)) att.insert(name);
                 else if (backprop_names.count(name) && !detaches(right)) att.insert(name);
+                else if (backprop_inputs.count(name) && is(unparen(right), "call") && !detaches(right))
+                  att.insert(name);
                 else if (backprop_terms.count(name) && !detaches(right) && computed_from_attached(right))
                   att.insert(name);
                 else att.erase(name);
