@@ -1116,6 +1116,38 @@ class Builder {
   }
   mutable std::unordered_map<const void*, std::string> backpropagated_parameter_;
   bool is_backward_call(TSNode n) const { return !is_null(backpropagated(n)); }
+
+  // The calls of the file that back-propagate (is_backward_call), in source order; computed
+  // once, so the questions "does this loop / function back-propagate" below read the few
+  // backward calls in a range instead of walking the subtree.
+  const std::vector<TSNode>& backward_calls() const {
+    if (backward_calls_) return *backward_calls_;
+    backward_calls_.emplace();
+    for (TSNode c : m_.calls())
+      if (is_backward_call(c)) backward_calls_->push_back(c);
+    std::stable_sort(backward_calls_->begin(), backward_calls_->end(),
+                     [](TSNode a, TSNode b) { return start(a) < start(b); });
+    return *backward_calls_;
+  }
+  mutable std::optional<std::vector<TSNode>> backward_calls_;
+
+  // True when `pred(c)` holds for some backward call `c` that visit(block) reaches: inside
+  // `block`, not in a function, class or lambda nested in it.
+  template <class Pred>
+  bool any_backward_call_in(TSNode block, Pred&& pred) const {
+    if (is_null(block)) return false;
+    const auto& calls = backward_calls();
+    auto it = std::lower_bound(calls.begin(), calls.end(), start(block),
+                               [](TSNode c, uint32_t pos) { return start(c) < pos; });
+    for (; it != calls.end() && start(*it) < end(block); ++it) {
+      if (end(*it) > end(block)) continue;
+      bool nested = false;
+      for (TSNode p = m_.parent(*it); !is_null(p) && !same(p, block); p = m_.parent(p))
+        if (nested_definition(p)) { nested = true; break; }
+      if (!nested && pred(*it)) return true;
+    }
+    return false;
+  }
   mutable std::unordered_map<const void*, TSNode> backpropagated_;
 
   // The objects whose call results the file back-propagates (`loss = criterion(out, y)` then
@@ -2940,10 +2972,7 @@ class Builder {
   bool backprops_outside_loops(TSNode def) {
     auto it = backprops_outside_loops_.find(def.id);
     if (it != backprops_outside_loops_.end()) return it->second;
-    bool step = false;
-    visit(field(def, "body"), [&](TSNode n) {
-      if (!step && is(n, "call") && is_null(innermost_loop(n)) && is_backward_call(n)) step = true;
-    });
+    bool step = any_backward_call_in(field(def, "body"), [&](TSNode n) { return is_null(innermost_loop(n)); });
     return backprops_outside_loops_[def.id] = step;
   }
   std::unordered_map<const void*, bool> backprops_outside_loops_;
@@ -2972,11 +3001,8 @@ class Builder {
   bool backprops_outside_no_grad(TSNode function_definition) {
     auto memo = backprops_outside_no_grad_.find(function_definition.id);
     if (memo != backprops_outside_no_grad_.end()) return memo->second;
-    bool found = false;
-    visit(field(function_definition, "body"), [&](TSNode n) {
-      if (found || !is_backward_call(n)) return;
-      if (!under_no_grad(n) && !dead(n)) found = true;
-    });
+    bool found = any_backward_call_in(field(function_definition, "body"),
+                                      [&](TSNode n) { return !under_no_grad(n) && !dead(n); });
     backprops_outside_no_grad_.emplace(function_definition.id, found);
     return found;
   }
@@ -3003,12 +3029,7 @@ class Builder {
   // A backward() whose nearest enclosing loop is `loop` itself (not a nested loop): one per
   // iteration of `loop`.
   bool backprops_at_its_level(TSNode loop) const {
-    bool found = false;
-    visit(field(loop, "body"), [&](TSNode n) {
-      if (found || !is_backward_call(n)) return;
-      if (same(innermost_loop(n), loop)) found = true;
-    });
-    return found;
+    return any_backward_call_in(field(loop, "body"), [&](TSNode n) { return same(innermost_loop(n), loop); });
   }
 
   // What `def`'s return statements give, element by element (`return a, b` has two elements, a
@@ -3100,13 +3121,8 @@ class Builder {
   }
 
   bool loop_backprops(TSNode loop) const {
-    bool found = false;
-    visit(field(loop, "body"), [&](TSNode n) {
-      if (found || !is(n, "call")) return;
-      // Any `.backward()` (a tensor's, or an Accelerator's / Fabric's) and torch.autograd.backward.
-      if (is_backward_call(n)) found = true;
-    });
-    return found;
+    // Any `.backward()` (a tensor's, or an Accelerator's / Fabric's) and torch.autograd.backward.
+    return any_backward_call_in(field(loop, "body"), [](TSNode) { return true; });
   }
 
   // What MEM001's walk of a loop body knows about names, in program order: the tensors that
@@ -3546,12 +3562,8 @@ class Builder {
         if (is(m, "decorated_definition")) m = field(m, "definition");
         if (!is(m, "function_definition")) continue;
         if (lightning && t(field(m, "name")) == "training_step") { out.push_back(m); continue; }
-        bool step = false;
-        visit(field(m, "body"), [&](TSNode n) {
-          if (step || !is_backward_call(n)) return;
-          if (is_null(innermost_loop(n))) step = true;
-        });
-        if (step) out.push_back(m);
+        if (any_backward_call_in(field(m, "body"), [&](TSNode n) { return is_null(innermost_loop(n)); }))
+          out.push_back(m);
       }
     }
     return out;
