@@ -34,6 +34,15 @@ first, moves it under a flag, or moves only an element of it does not. `Variable
 tensor copies it on `t`'s own device, so of a model's output or a tensor already on the GPU it
 is not reported.
 
+The move's device is a CUDA device the file computes (`"cuda"`, `torch.device("cuda" if
+torch.cuda.is_available() else "cpu")`), or the `device` of something that is on the
+accelerator: an Accelerate `Accelerator` / Lightning `Fabric` (`.to(accelerator.device)`), a
+tensor of the same function moved there (`x = x.to(device)`, then `.to(x.device)`), or a batch
+(or an entry of one) of a loader returned by `accelerator.prepare(...)`, which delivers batches
+on the accelerator (`noise = torch.randn(clean_images.shape).to(clean_images.device)`); the fix
+then creates it with `device=clean_images.device`. The device of a function's parameter
+(`batch.device` in a helper that follows whatever its caller passes) is left alone.
+
 Also through a name, over several statements of the same block: the tensor is created
 (`m = torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`), each later statement that touches
 the name rebinds it to an out-of-place transform of itself (casts, `masked_fill`, `transpose`,

@@ -4280,6 +4280,89 @@ class Builder {
   // The device a move sends its receiver to, as source text for a `device=` argument:
   // "\"cuda\"" for `.cuda()`, the argument of `.to(dev)` when every value of `dev` is a device
   // string and one of them not the CPU. nullopt: not a move to an accelerator gpulint can see.
+  // `X.device` for an X that is on an accelerator whenever the file runs on one: an Accelerate
+  // `Accelerator` / Lightning `Fabric` (their `device` is the device they run on:
+  // accelerate/accelerator.py, Accelerator.device), a tensor that tensor_where places there, or
+  // a batch (or an entry of one) drawn from a loader that `accelerator.prepare` returned, whose
+  // batches arrive on that device (accelerate/data_loader.py, DataLoaderShard: "put on the
+  // right device"). A tensor created beside it with `device=X.device` is where the copy
+  // would have put it, on every run.
+  bool accelerator_device(TSNode dev, const Scope* s, int depth = 0) const {
+    dev = unparen(dev);
+    if (depth > 4 || !is(dev, "attribute") || t(field(dev, "attribute")) != "device") return false;
+    TSNode x = unparen(field(dev, "object"));
+    if (framework_object(x, s)) return true;
+    // A tensor of this function (not a parameter: a helper written to follow whatever its
+    // caller passes stays device-agnostic, and is left alone).
+    TSNode root = root_identifier(x);
+    if (is_null(root)) return false;
+    if (const auto* bs = m_.lookup(t(root), s))
+      for (const Binding& b : *bs)
+        if (b.kind == Binding::Kind::Param) return false;
+    if (is_tensor_expression(x, s) && tensor_where(x, s) == Where::Accelerator) return true;
+    return prepared_batch(x, s, depth);
+  }
+  // True when every origin of `x` is an Accelerate `Accelerator(...)` or a Lightning
+  // `Fabric(...)`.
+  bool framework_object(TSNode x, const Scope* s) const {
+    auto os = m_.origins(unparen(x), s);
+    return !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+      if (!is(o.node, "call")) return false;
+      const auto& q = m_.callee_name(o.node, o.scope);
+      return q && (*q == "accelerate.Accelerator" || *q == "lightning.Fabric" || *q == "lightning.fabric.Fabric");
+    });
+  }
+  // True when `e` (a name, or an entry / attribute of one) holds a batch of a loop over a
+  // loader that `accelerator.prepare(...)` / `fabric.setup_dataloaders(...)` returned, through
+  // assignments of entries (`clean_images = batch["input"]`).
+  bool prepared_batch(TSNode e, const Scope* s, int depth) const {
+    if (depth > 4) return false;
+    e = unparen(e);
+    while (is(e, "subscript") || is(e, "attribute")) e = unparen(is(e, "subscript") ? field(e, "value") : field(e, "object"));
+    if (!is(e, "identifier")) return false;
+    const auto* bs = m_.lookup(t(e), s);
+    if (!bs || bs->empty()) return false;
+    for (const Binding& b : *bs) {
+      if (b.kind == Binding::Kind::For) {
+        if (!is(b.stmt, "for_statement")) return false;
+        TSNode it = unparen(field(b.stmt, "right"));
+        const Scope* ls = m_.scope_of(b.stmt);
+        for (int i = 0; i < 3 && is(it, "call"); ++i) {
+          const auto& q = m_.callee_name(it, ls);
+          if (!q || !(*q == "builtins.enumerate" || *q == "builtins.iter" || starts_with(*q, "tqdm."))) break;
+          auto a = positional_arguments(it);
+          if (a.empty()) return false;
+          it = unparen(a[0]);
+        }
+        // The loader's name is last bound before the loop to the framework's call, or to an
+        // element of its result (`model, opt, loader = accelerator.prepare(model, opt, loader)`),
+        // and not bound again inside the loop.
+        if (!is(it, "identifier")) return false;
+        const auto* ibs = m_.lookup(t(it), ls);
+        if (!ibs || ibs->empty()) return false;
+        const Binding* last = nullptr;
+        for (const Binding& ib : *ibs) {
+          if (is_null(ib.stmt) || contains(b.stmt, ib.stmt)) return false;
+          if (start(ib.stmt) < start(b.stmt) && (!last || start(ib.stmt) > start(last->stmt))) last = &ib;
+        }
+        bool prepared = false;
+        if (last && last->kind == Binding::Kind::Assign && is(unparen(last->value), "call")) {
+          TSNode c = unparen(last->value);
+          std::string_view meth = method_name(c, src_);
+          prepared = (meth == "prepare" || meth == "prepare_data_loader" || meth == "setup_dataloaders") &&
+                     framework_object(receiver(c), m_.scope_of(c));
+        }
+        if (!prepared) return false;
+        continue;
+      }
+      if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0) return false;
+      TSNode v = unparen(b.value);
+      if (!is(v, "subscript") && !is(v, "attribute")) return false;
+      if (!prepared_batch(v, s, depth + 1)) return false;
+    }
+    return true;
+  }
+
   std::optional<std::string> move_device(TSNode move, const Scope* s) const {
     std::string_view meth = method_name(move, src_);
     if (meth == "cuda") {
@@ -4292,6 +4375,7 @@ class Builder {
     for (auto x : call_arguments(move))
       if (!same(x, dev) && !(is(x, "keyword_argument") && (same(field(x, "value"), dev) || t(field(x, "name")) == "non_blocking")))
         return std::nullopt;
+    if (accelerator_device(dev, s)) return std::string(t(dev));
     auto vs = m_.evaluate(dev, s);
     bool accel = false;
     for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
@@ -4504,7 +4588,9 @@ class Builder {
     // Created on the device where the move was conditional on CUDA being available, the
     // tensor would need CUDA on the runs without it: no fix then. A helper's device is text of
     // the helper's scope: only a literal is valid here.
-    if (!assumes_gpu && (!via || starts_with(*device, "\""))) f.fix = device_argument_fix(factory, s, *device);
+    // `.to(x.device)` later: `x` may not exist yet where the tensor is created.
+    bool relative = !via && device->size() > 7 && device->compare(device->size() - 7, 7, ".device") == 0;
+    if (!assumes_gpu && !relative && (!via || starts_with(*device, "\""))) f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
   std::unordered_set<const void*> created_moved_;
@@ -4556,7 +4642,7 @@ class Builder {
         auto vs = m_.evaluate(dev, s);
         bool accel = false;
         for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
-        if (!values_known_devices(vs) || !accel) continue;
+        if (!accelerator_device(dev, s) && (!values_known_devices(vs) || !accel)) continue;
       }
       if (meth == "cuda" && !call_arguments(c).empty()) simple = false;
       // `.type(torch.FloatTensor)` between the creation and the move would send a tensor
