@@ -30,7 +30,8 @@ count too; they take no `device=`, so they are reported without a fix (the messa
 `.type(torch.cuda.FloatTensor)`. A creation handed to a helper of the file that moves its parameter on every GPU run (`def
 to_var(x): if torch.cuda.is_available(): x = x.cuda(); return Variable(x)`, then
 `zero = self.to_var(torch.zeros(b, k))`) counts as moved there; a helper that writes the tensor
-first, moves it under a flag, or moves only an element of it does not. `Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a
+first, moves it under a flag, or moves only an element of it does not; the helper may wrap it
+first (`return Variable(x, volatile=v).cuda()`). `Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a
 tensor copies it on `t`'s own device, so of a model's output or a tensor already on the GPU it
 is not reported.
 
@@ -43,10 +44,16 @@ on the accelerator (`noise = torch.randn(clean_images.shape).to(clean_images.dev
 then creates it with `device=clean_images.device`. The device of a function's parameter
 (`batch.device` in a helper that follows whatever its caller passes) is left alone.
 
+A name converted in place from the host value it held (`obs, act = replay_buffer.sample(n)`,
+then `obs = torch.FloatTensor(obs)` and later `obs = obs.cuda()`) is a conversion of host data
+too; not when the name is a loop's target (a loader's batch re-wrapped with a legacy
+constructor is an alias of the batch: its copy is DL002's matter).
+
 Also through a name, over several statements of the same block: the tensor is created
 (`m = torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`), each later statement that touches
 the name rebinds it to an out-of-place transform of itself (casts, `masked_fill`, `transpose`,
-`view`/`reshape`, ...: `m = m.float().masked_fill(m == 0, float("-inf"))`), and then it is moved
+`view`/`reshape`, indexing and slicing, ...: `m = m.float().masked_fill(m == 0, float("-inf"))`,
+`obs = obs[:, -4:]`), and then it is moved
 (`m = m.cuda()`, also `m = m.cuda() if use_gpu else m` when every value the condition can take,
 through the file's call sites, picks the move). A move under a condition that holds on every
 run that trains on the GPU counts as well: `torch.cuda.is_available()`, a name or parameter

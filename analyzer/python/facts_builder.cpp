@@ -1773,6 +1773,7 @@ class Builder {
     }
     return false;
   }
+
   bool step_site(TSNode site) {
     if (in_module_forward(site)) return true;
     TSNode loop = innermost_loop(site);
@@ -4180,7 +4181,8 @@ class Builder {
     return false;
   }
 
-  // `x = x.float().masked_fill(x == 0, v)`: the name transformed into itself out of place.
+  // `x = x.float().masked_fill(x == 0, v)`, `x = x[:, -k:]`: the name transformed into itself out
+  // of place, keeping its device.
   bool transform_of_name(TSNode e, std::string_view name) const {
     e = unparen(e);
     int steps = 0;
@@ -4189,7 +4191,10 @@ class Builder {
       if (is_null(r)) return false;
       e = unparen(r);
     }
-    return steps > 0 && is(e, "identifier") && t(e) == name;
+    // Indexing and slicing give a view of the same (host) tensor (`obs = obs[:, -k:]`); a name
+    // bound to itself (`actions = actions`) changes nothing.
+    for (; steps < 32 && is(e, "subscript"); ++steps) e = unparen(field(e, "value"));
+    return is(e, "identifier") && t(e) == name;
   }
 
   // The truth of `cond` on the runs gpulint's findings are about, those that train on a CUDA
@@ -4432,8 +4437,16 @@ class Builder {
         std::string_view mm = method_name(n, src_);
         if (mm != "cuda" && mm != "to") return;
         TSNode r = unparen(receiver(n));
-        if (!is(r, "identifier") || t(r) != param) return;
         const Scope* ms = m_.scope_of(n);
+        // `Variable(x, volatile=v).cuda()`: since torch 0.4 Variable(x) gives the tensor x on its
+        // own device (`volatile=` only warns that it has no effect).
+        if (is(r, "call")) {
+          const auto& q = m_.callee_name(r, ms);
+          auto a = positional_arguments(r);
+          if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") && a.size() == 1)
+            r = unparen(a[0]);
+        }
+        if (!is(r, "identifier") || t(r) != param) return;
         if (!move_unconditional(n, st, ms, &assumes_gpu)) return;
         found = move_device(n, ms);
       });
@@ -4521,6 +4534,30 @@ class Builder {
     }
   }
 
+  // `obs = torch.FloatTensor(obs)` (or torch.tensor(obs)) where `obs` held what a call returned
+  // (`obs, act = replay_buffer.sample(n)`): a conversion of the host value the name held before.
+  // Not where the name is ever a loop's target (a loader's batch converted with a legacy
+  // constructor is an alias of the batch, whose copy is DL002's matter), nor any other reading
+  // of the name.
+  bool converts_own_host_value(TSNode creation, const std::string& nm, const Scope* s) const {
+    creation = unparen(creation);
+    if (!is(creation, "call") || call_arguments(creation).size() != 1) return false;
+    auto a = positional_arguments(creation);
+    if (a.size() != 1 || !is(unparen(a[0]), "identifier") || t(unparen(a[0])) != nm) return false;
+    const auto& q = m_.callee_name(creation, s);
+    if (!q || !(host_legacy_constructor(*q) || *q == "torch.tensor")) return false;
+    const auto* bs = m_.lookup(nm, s);
+    if (!bs) return false;
+    for (const Binding& b : *bs) {
+      if (b.kind == Binding::Kind::Assign && !is_null(b.value) && is(unparen(b.value), "call")) continue;
+      if (b.kind == Binding::Kind::Assign && same(unparen(b.value), creation)) continue;
+      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) && transform_of_name(b.value, nm))
+        continue;
+      return false;
+    }
+    return true;
+  }
+
   void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s,
                                        const HelperMove* via = nullptr) {
     // The statement holding the move, and its block.
@@ -4572,7 +4609,7 @@ class Builder {
       block = m_.parent(p);
       if (!is(block, "block")) return;
     }
-    if (is_null(creation) || mentions(creation, nm)) return;
+    if (is_null(creation) || (mentions(creation, nm) && !converts_own_host_value(creation, nm, s))) return;
     TSNode factory{};
     if (!host_creation(creation, s, factory)) return;
     if (dead(creation)) return;
@@ -4585,6 +4622,10 @@ class Builder {
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
     describe_factory(f, factory, s);
+    if (mentions(creation, nm)) {  // converts_own_host_value: the data the name held
+      f.from_data = true;
+      if (f.legacy_constructor) f.legacy_arguments = CreatedThenMoved::LegacyArguments::Data;
+    }
     // Created on the device where the move was conditional on CUDA being available, the
     // tensor would need CUDA on the runs without it: no fix then. A helper's device is text of
     // the helper's scope: only a literal is valid here.
