@@ -23,7 +23,11 @@ views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, `torch.tensor(v).to(
 (an `init_hidden()` that `forward()` calls; a helper called in a loop that back-propagates,
 iterates a DataLoader, or calls a function of the file that back-propagates once per call, at its
 own level and not under an `if` of the loop — not one called once per epoch or every N steps,
-such as a helper that saves sample images). A creation bound in a tuple assignment
+such as a helper that saves sample images — or that steps a Gym / Gymnasium environment,
+`env.step(action)` with `env = gym.make(...)`: an agent's `select_action()` runs once per
+environment step). Methods count where they are called on `self` or on a name bound only to
+instances of one class of the file (`agent = Agent(...)`, then `agent.select_action(obs)`); not
+static methods, class methods or methods inherited from a base class. A creation bound in a tuple assignment
 (`x, y = batch[0], torch.ones(n)`) is followed like one bound alone. Legacy typed constructors (`torch.LongTensor(v).cuda()`)
 count too; they take no `device=`, so they are reported without a fix (the message names
 `torch.empty(...)` for a shape, `torch.tensor(...)` for data), as is a move written

@@ -445,3 +445,56 @@ TEST(PythonModel, MemoisedAnswersDoNotDependOnQuestionOrder) {
     }
   }
 }
+
+namespace {
+
+// The first call node whose callee is spelled `callee` (one walk of the tree).
+TSNode find_call(TSNode root, std::string_view src, std::string_view callee) {
+  TSNode found{};
+  std::vector<TSNode> stack{root};
+  while (!stack.empty() && ts_node_is_null(found)) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "call") && text(field(n, "function"), src) == callee) found = n;
+    for (uint32_t i = named_count(n); i > 0; --i) stack.push_back(named(n, i - 1));
+  }
+  return found;
+}
+
+}  // namespace
+
+// A method called on a name bound only to instances of one class of the file resolves to that
+// class's own method (and its call sites include the call); staticmethods, inherited methods and
+// names bound to two classes do not resolve.
+TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
+  const std::string src =
+      "class Base:\n"
+      "    def inherited(self, x):\n        return x\n"
+      "class Agent(Base):\n"
+      "    def act(self, x):\n        return x\n"
+      "    @staticmethod\n    def static(x):\n        return x\n"
+      "class Other:\n"
+      "    def act(self, x):\n        return x\n"
+      "agent = Agent()\n"
+      "agent.act(1)\n"
+      "agent.static(2)\n"
+      "agent.inherited(3)\n"
+      "either = Agent()\n"
+      "either = Other()\n"
+      "either.act(4)\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto resolve = [&](std::string_view callee) {
+    TSNode c = find_call(tree.root(), src, callee);
+    EXPECT_FALSE(ts_node_is_null(c)) << callee;
+    return m.resolve_local_function(c, m.scope_of(c));
+  };
+  TSNode act = resolve("agent.act");
+  ASSERT_FALSE(ts_node_is_null(act));
+  EXPECT_EQ(text(field(act, "name"), src), "act");
+  EXPECT_EQ(start(act), src.find("def act"));  // Agent's, not Other's
+  EXPECT_EQ(m.call_sites(act).size(), 1u);
+  EXPECT_TRUE(ts_node_is_null(resolve("agent.static")));
+  EXPECT_TRUE(ts_node_is_null(resolve("agent.inherited")));
+  EXPECT_TRUE(ts_node_is_null(resolve("either.act")));
+}

@@ -1791,14 +1791,33 @@ class Builder {
     for (const auto& [l, indices] : loader_loops())
       if (same(l, loop)) return true;
     // `loss = train(input_batches, target_batches, ...)`: the loop calls a function of the file
-    // that back-propagates once per call, so each iteration is a step.
+    // that back-propagates once per call, so each iteration is a step. A reinforcement-learning
+    // loop that steps a Gym / Gymnasium environment (`obs, r, done, *_ = env.step(action)`,
+    // `env = gym.make(...)`) runs once per environment step, the unit its agent's
+    // `select_action()` / replay `push()` work in.
     bool calls_step = false;
     visit(field(loop, "body"), [&](TSNode n) {
       if (calls_step || !is(n, "call") || !same(innermost_loop(n), loop)) return;
       TSNode def = m_.resolve_local_function(n, m_.scope_of(n));
       if (!is_null(def) && backprops_outside_loops(def)) calls_step = true;
+      if (!calls_step && steps_gym_environment(n)) calls_step = true;
     });
     return calls_step;
+  }
+
+  // `env.step(action)` where every origin of `env` is an environment Gym or Gymnasium made
+  // (gym.make, gym.vector.make, gymnasium.make, gymnasium.make_vec, gymnasium.vector.make).
+  bool steps_gym_environment(TSNode call) const {
+    if (method_name(call, src_) != "step" || positional_arguments(call).empty()) return false;
+    TSNode env = unparen(receiver(call));
+    if (is_null(env)) return false;
+    auto os = m_.origins(env, m_.scope_of(call));
+    return !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+      if (!is(o.node, "call")) return false;
+      const auto& q = m_.callee_name(o.node, o.scope);
+      return q && (*q == "gym.make" || *q == "gym.vector.make" || *q == "gymnasium.make" ||
+                   *q == "gymnasium.make_vec" || *q == "gymnasium.vector.make");
+    });
   }
 
   // The nearest for/while loop around `n` in its own function; a null node when none.
@@ -4155,6 +4174,12 @@ class Builder {
   // in a loop would count its own result.
   bool may_be_accelerator_tensor(TSNode e, const Scope* s) const {
     TSNode direct = unparen(e);
+    // `x.reshape(1, -1)`, `x.float()`: on the tensor's own device — read through to the name,
+    // so that `x = torch.tensor(x.reshape(1, -1)).cuda()` does not count its own result either.
+    for (int i = 0; i < 8 && is(direct, "call") && !is_null(receiver(direct)) &&
+                    kSameDeviceMethods.count(method_name(direct, src_));
+         ++i)
+      direct = unparen(receiver(direct));
     if (is(direct, "identifier")) direct = straight_line_value(direct, s);
     if (!is_null(direct) && tensor_where(direct, s) == Where::Accelerator) return true;
     auto strip = [](TSNode n) {

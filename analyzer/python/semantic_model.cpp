@@ -1463,6 +1463,8 @@ TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) co
     for (const auto& b : it->second)
       if (b.kind == Binding::Kind::Def) return b.function;
     return TSNode{};
+  } else if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier")) {
+    return instance_method(unparen(field(fn, "object")), text(field(fn, "attribute"), src_), scope);
   } else {
     return TSNode{};
   }
@@ -1474,6 +1476,39 @@ TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) co
     def = b.function;
   }
   return def;
+}
+
+TSNode SemanticModel::instance_method(TSNode object, std::string_view method, const Scope* scope) const {
+  const auto* bs = lookup(text(object, src_), scope);
+  if (!bs || bs->empty()) return TSNode{};
+  TSNode cls{};
+  for (const auto& b : *bs) {
+    if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value)) return TSNode{};
+    TSNode v = unparen(b.value);
+    if (!is(v, "call")) return TSNode{};
+    TSNode cf = unparen(field(v, "function"));
+    if (!is(cf, "identifier")) return TSNode{};
+    const auto* cbs = lookup(text(cf, src_), scope_of(v));
+    if (!cbs || cbs->size() != 1 || cbs->front().kind != Binding::Kind::Class) return TSNode{};
+    if (!is_null(cls) && !same(cls, cbs->front().function)) return TSNode{};
+    cls = cbs->front().function;
+  }
+  if (!is(cls, "class_definition")) return TSNode{};
+  // A method defined in the class body itself, without decorators (a staticmethod or
+  // classmethod binds its arguments differently; another decorator may replace the function).
+  // Not one inherited from a base class.
+  TSNode found{};
+  for (TSNode ch : named_children(field(cls, "body"))) {
+    if (is(ch, "function_definition") && text(field(ch, "name"), src_) == method) found = ch;
+    else if (is(ch, "decorated_definition")) {
+      TSNode d = field(ch, "definition");
+      if (is(d, "function_definition") && text(field(d, "name"), src_) == method) return TSNode{};
+    } else if (is(ch, "expression_statement") && named_count(ch) == 1 && is(named(ch, 0), "assignment")) {
+      TSNode l = unparen(field(named(ch, 0), "left"));
+      if (is(l, "identifier") && text(l, src_) == method) return TSNode{};  // rebound in the body
+    }
+  }
+  return found;
 }
 
 std::vector<Origin> SemanticModel::call_sites(TSNode def) const {

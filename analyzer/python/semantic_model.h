@@ -191,8 +191,16 @@ class SemanticModel {
   /// Call sites in this file of the function defined by `function_definition` (for a class's
   /// `__init__`, the instantiations of the class too).
   std::vector<Origin> call_sites(TSNode function_definition) const;
-  /// The function_definition a call's callee resolves to in this file, or a null node.
+  /// The function_definition a call's callee resolves to in this file, or a null node: a
+  /// function bound to the callee's name, a method called on `self` (`self.step(x)`), or a
+  /// method called on an instance of a class of this file (`agent = Agent(net)`, then
+  /// `agent.select_action(s)`: instance_method).
   TSNode resolve_local_function(TSNode call, const Scope* scope) const;
+  /// The method `method` that class C of this file defines in its own body, where every binding
+  /// of the name `object` (seen from `scope`) assigns `C(...)`; a null node when the bindings
+  /// differ or are not all instantiations of one class of the file, or the method is
+  /// decorated, rebound in the class body or only inherited.
+  TSNode instance_method(TSNode object, std::string_view method, const Scope* scope) const;
 
   /// All `call` nodes of the module, in source order (collected in the model's walk).
   const std::vector<TSNode>& calls() const { return calls_; }
