@@ -42,10 +42,13 @@ is not reported.
 The move's device is a CUDA device the file computes (`"cuda"`, `torch.device("cuda" if
 torch.cuda.is_available() else "cpu")`), or the `device` of something that is on the
 accelerator: an Accelerate `Accelerator` / Lightning `Fabric` (`.to(accelerator.device)`), a
+model the file places on CUDA (`model.device`: Hugging Face's `PreTrainedModel.device`, or a
+module's own `device` property over its parameters; also a model passed to a function), a
 tensor of the same function moved there (`x = x.to(device)`, then `.to(x.device)`), or a batch
 (or an entry of one) of a loader returned by `accelerator.prepare(...)`, which delivers batches
 on the accelerator (`noise = torch.randn(clean_images.shape).to(clean_images.device)`); the fix
-then creates it with `device=clean_images.device`. The device of a function's parameter
+then creates it with `device=clean_images.device`. A name bound to such a device counts too
+(`device = policy.device`, also passed on to a helper's parameter). The device of a function's parameter
 (`batch.device` in a helper that follows whatever its caller passes) is left alone.
 
 A name converted in place from the host value it held (`obs, act = replay_buffer.sample(n)`,

@@ -4319,9 +4319,22 @@ class Builder {
   // would have put it, on every run.
   bool accelerator_device(TSNode dev, const Scope* s, int depth = 0) const {
     dev = unparen(dev);
-    if (depth > 4 || !is(dev, "attribute") || t(field(dev, "attribute")) != "device") return false;
+    if (depth > 4) return false;
+    // `device = policy.device` (then `.to(device)`, also through a helper's parameter): every
+    // origin of the name is such a device.
+    if (is(dev, "identifier")) {
+      auto os = m_.origins(dev, s);
+      return !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+        return is(unparen(o.node), "attribute") && accelerator_device(o.node, o.scope, depth + 1);
+      });
+    }
+    if (!is(dev, "attribute") || t(field(dev, "attribute")) != "device") return false;
     TSNode x = unparen(field(dev, "object"));
     if (framework_object(x, s)) return true;
+    // `model.device` of a model the file places on CUDA (PreTrainedModel.device, or the
+    // module's own `device` property: where its parameters are), also as a parameter whose
+    // callers pass it.
+    if ((is(x, "identifier") || is(x, "attribute")) && cuda_model_for_callee(x, s)) return true;
     // A tensor of this function (not a parameter: a helper written to follow whatever its
     // caller passes stays device-agnostic, and is left alone).
     TSNode root = root_identifier(x);
