@@ -26,7 +26,9 @@ own level and not under an `if` of the loop — not one called once per epoch or
 such as a helper that saves sample images — or that steps a Gym / Gymnasium environment,
 `env.step(action)` with `env = gym.make(...)`: an agent's `select_action()` runs once per
 environment step). Methods count where they are called on `self` or on a name bound only to
-instances of one class of the file (`agent = Agent(...)`, then `agent.select_action(obs)`); not
+instances of one class of the file (`agent = Agent(...)`, then `agent.select_action(obs)`), or
+on an attribute every `self.memory = ReplayBuffer(...)` of the owner's class sets to one class
+(`agent.memory.push(...)`, `self.memory.push(...)`); not
 static methods, class methods or methods inherited from a base class. A creation bound in a tuple assignment
 (`x, y = batch[0], torch.ones(n)`) is followed like one bound alone. Legacy typed constructors (`torch.LongTensor(v).cuda()`)
 count too; they take no `device=`, so they are reported without a fix (the message names

@@ -463,7 +463,7 @@ TSNode find_call(TSNode root, std::string_view src, std::string_view callee) {
 
 }  // namespace
 
-// A method called on a name bound only to instances of one class of the file resolves to that
+// A method called on a name (or an attribute) bound only to instances of one class of the file resolves to that
 // class's own method (and its call sites include the call); staticmethods, inherited methods and
 // names bound to two classes do not resolve.
 TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
@@ -481,7 +481,13 @@ TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
       "agent.inherited(3)\n"
       "either = Agent()\n"
       "either = Other()\n"
-      "either.act(4)\n";
+      "either.act(4)\n"
+      "class Holder:\n"
+      "    def __init__(self):\n        self.agent = Agent()\n        self.mixed = Agent()\n"
+      "    def reset(self):\n        self.mixed = Other()\n"
+      "holder = Holder()\n"
+      "holder.agent.act(5)\n"
+      "holder.mixed.act(6)\n";
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
   auto resolve = [&](std::string_view callee) {
@@ -493,8 +499,11 @@ TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
   ASSERT_FALSE(ts_node_is_null(act));
   EXPECT_EQ(text(field(act, "name"), src), "act");
   EXPECT_EQ(start(act), src.find("def act"));  // Agent's, not Other's
-  EXPECT_EQ(m.call_sites(act).size(), 1u);
   EXPECT_TRUE(ts_node_is_null(resolve("agent.static")));
   EXPECT_TRUE(ts_node_is_null(resolve("agent.inherited")));
   EXPECT_TRUE(ts_node_is_null(resolve("either.act")));
+  // Through an attribute every `self.agent = ...` of the owner's class sets to one class.
+  EXPECT_TRUE(same(resolve("holder.agent.act"), act));
+  EXPECT_EQ(m.call_sites(act).size(), 2u);  // agent.act(1), holder.agent.act(5)
+  EXPECT_TRUE(ts_node_is_null(resolve("holder.mixed.act")));
 }

@@ -1463,7 +1463,8 @@ TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) co
     for (const auto& b : it->second)
       if (b.kind == Binding::Kind::Def) return b.function;
     return TSNode{};
-  } else if (is(fn, "attribute") && is(unparen(field(fn, "object")), "identifier")) {
+  } else if (is(fn, "attribute") &&
+             (is(unparen(field(fn, "object")), "identifier") || is(unparen(field(fn, "object")), "attribute"))) {
     return instance_method(unparen(field(fn, "object")), text(field(fn, "attribute"), src_), scope);
   } else {
     return TSNode{};
@@ -1478,21 +1479,77 @@ TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) co
   return def;
 }
 
-TSNode SemanticModel::instance_method(TSNode object, std::string_view method, const Scope* scope) const {
-  const auto* bs = lookup(text(object, src_), scope);
-  if (!bs || bs->empty()) return TSNode{};
-  TSNode cls{};
-  for (const auto& b : *bs) {
-    if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value)) return TSNode{};
-    TSNode v = unparen(b.value);
+TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int depth) const {
+  object = unparen(object);
+  if (depth > 3) return TSNode{};
+  // The class that `value` instantiates: `C(...)` with C bound only to one class of the file.
+  auto instantiated = [&](TSNode value, const Scope* vs) -> TSNode {
+    TSNode v = unparen(value);
     if (!is(v, "call")) return TSNode{};
     TSNode cf = unparen(field(v, "function"));
     if (!is(cf, "identifier")) return TSNode{};
-    const auto* cbs = lookup(text(cf, src_), scope_of(v));
+    const auto* cbs = lookup(text(cf, src_), vs);
     if (!cbs || cbs->size() != 1 || cbs->front().kind != Binding::Kind::Class) return TSNode{};
-    if (!is_null(cls) && !same(cls, cbs->front().function)) return TSNode{};
-    cls = cbs->front().function;
+    return cbs->front().function;
+  };
+  if (is(object, "identifier")) {
+    if (is_instance_parameter(object, scope)) {
+      // `self`: the class whose method this is.
+      const Scope* s = scope;
+      while (s && s->kind != Scope::Kind::Function) s = s->parent;
+      return s && s->parent && s->parent->kind == Scope::Kind::Class ? s->parent->node : TSNode{};
+    }
+    const auto* bs = lookup(text(object, src_), scope);
+    if (!bs || bs->empty()) return TSNode{};
+    TSNode cls{};
+    for (const auto& b : *bs) {
+      if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value)) return TSNode{};
+      TSNode c = instantiated(b.value, scope_of(b.value));
+      if (is_null(c) || (!is_null(cls) && !same(cls, c))) return TSNode{};
+      cls = c;
+    }
+    return cls;
   }
+  if (!is(object, "attribute")) return TSNode{};
+  // `self.memory` / `agent.memory`: every `self.memory = D(...)` in the methods of the owner's
+  // class instantiates the same class D of the file.
+  TSNode owner = instance_class(field(object, "object"), scope, depth + 1);
+  if (!is(owner, "class_definition")) return TSNode{};
+  std::string_view attr = text(field(object, "attribute"), src_);
+  TSNode cls{};
+  bool any = false;
+  std::vector<TSNode> stack{field(owner, "body")};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "class_definition") || is(n, "lambda")) continue;
+    if (is(n, "assignment") || is(n, "augmented_assignment")) {
+      TSNode l = unparen(field(n, "left"));
+      if (is(l, "attribute") && text(field(l, "attribute"), src_) == attr &&
+          is_instance_parameter(unparen(field(l, "object")), scope_of(n))) {
+        if (!is(n, "assignment")) return TSNode{};
+        TSNode c = instantiated(field(n, "right"), scope_of(n));
+        if (is_null(c) || (!is_null(cls) && !same(cls, c))) return TSNode{};
+        cls = c;
+        any = true;
+      } else if (!is(l, "identifier") && !is(l, "attribute") && !is(l, "subscript")) {
+        // `self.a, self.b = ...`: an assignment gpulint does not split here.
+        std::vector<TSNode> inner{l};
+        while (!inner.empty()) {
+          TSNode x = inner.back();
+          inner.pop_back();
+          if (is(x, "attribute") && text(field(x, "attribute"), src_) == attr) return TSNode{};
+          for (uint32_t i = 0; i < named_count(x); ++i) inner.push_back(named(x, i));
+        }
+      }
+    }
+    for (uint32_t i = 0; i < named_count(n); ++i) stack.push_back(named(n, i));
+  }
+  return any ? cls : TSNode{};
+}
+
+TSNode SemanticModel::instance_method(TSNode object, std::string_view method, const Scope* scope) const {
+  TSNode cls = instance_class(object, scope, 0);
   if (!is(cls, "class_definition")) return TSNode{};
   // A method defined in the class body itself, without decorators (a staticmethod or
   // classmethod binds its arguments differently; another decorator may replace the function).

@@ -196,11 +196,15 @@ class SemanticModel {
   /// method called on an instance of a class of this file (`agent = Agent(net)`, then
   /// `agent.select_action(s)`: instance_method).
   TSNode resolve_local_function(TSNode call, const Scope* scope) const;
-  /// The method `method` that class C of this file defines in its own body, where every binding
-  /// of the name `object` (seen from `scope`) assigns `C(...)`; a null node when the bindings
-  /// differ or are not all instantiations of one class of the file, or the method is
-  /// decorated, rebound in the class body or only inherited.
+  /// The method `method` that class instance_class(object) defines in its own body; a null
+  /// node when there is no such class, or the method is decorated, rebound in the class body
+  /// or only inherited.
   TSNode instance_method(TSNode object, std::string_view method, const Scope* scope) const;
+  /// The class of this file that `object` (seen from `scope`) is an instance of: for a name,
+  /// the class every binding of it instantiates (`agent = Agent(...)`); for `self` in a method,
+  /// that method's class; for `x.attr` (`self.memory`, `agent.memory`), the class every
+  /// `self.attr = D(...)` in the methods of x's class instantiates. A null node otherwise.
+  TSNode instance_class(TSNode object, const Scope* scope, int depth = 0) const;
 
   /// All `call` nodes of the module, in source order (collected in the model's walk).
   const std::vector<TSNode>& calls() const { return calls_; }
