@@ -31,6 +31,9 @@ there the model counts as on the GPU only when its last placement before the cal
 `.cuda()`, `.cpu()`) put it there. PyTorch Geometric's `DataLoader` is followed too (its
 `Batch`'s `.to()` works in place; a dataset of graphs moved before batching, or one gpulint
 cannot trace to a dataset construction, stays silent); DL001 and DL002 do not report it.
+A model handed to a function of the file counts as placed where that function moves the
+parameter receiving it (`def train(model, loader, device=torch.device("cuda")): model.to(device)`,
+`nn.Module.to` works in place), when every caller in the file passes that model.
 A loss written as a function of the file that moves what it is given (`def custom_loss(out,
 labels): bbox = labels["bbox"].to(device)`) receives the batch unmoved without a finding.
 

@@ -665,7 +665,11 @@ class Builder {
       if (name.empty()) continue;
       const Scope* s = m_.scope_of(c);
       for (auto& mi : models_) {
-        if (!mi.names.count(name) || placement_precedes_creation(c, r, mi)) continue;
+        // By a name that held the model, or — for a function's parameter that receives it
+        // (`def train(model, loader, device): model.to(device)`) — by its origins, all of them
+        // the model's creation.
+        bool held = mi.names.count(name) > 0 || origins_are_creation(r, s, mi);
+        if (!held || placement_precedes_creation(c, r, mi)) continue;
         if (meth == "cpu") mi.placements.emplace_back(start(c), false);
         else record_placement(c, s, mi);
       }
@@ -853,6 +857,26 @@ class Builder {
   bool passes_without_placing_shallow(TSNode call) const {
     const auto& q = m_.callee_name(call, m_.scope_of(call));
     return q && (starts_with(*q, "builtins.") || starts_with(*q, "torch.optim.") || *q == "torch.save");
+  }
+
+  // True when `r` is a parameter every origin of which (through the file's call sites) is the
+  // creation of model `mi`, possibly placed or wrapped on the way (`Net().to(dev)`).
+  bool origins_are_creation(TSNode r, const Scope* s, const ModelInfo& mi) const {
+    r = unparen(r);
+    if (!is(r, "identifier") || is_null(mi.origin)) return false;
+    const auto* bs = m_.lookup(t(r), s);
+    if (!bs || bs->empty() || !std::all_of(bs->begin(), bs->end(), [](const Binding& b) { return b.kind == Binding::Kind::Param; }))
+      return false;
+    auto os = m_.origins(r, s);
+    return !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+      TSNode n = unparen(o.node);
+      for (int i = 0; i < 32 && is(n, "call") && !same(n, mi.origin); ++i) {
+        TSNode rcv = receiver(n);
+        if (is_null(rcv)) break;
+        n = unparen(rcv);
+      }
+      return same(n, mi.origin);
+    });
   }
 
   void add_model(TSNode expr, const Scope* s, std::unordered_set<const void*>& seen) {
