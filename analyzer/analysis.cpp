@@ -112,6 +112,12 @@ void finish_python_report(const SourceFile& source, const std::vector<Comment>& 
                      if (a.start != b.start) return a.start < b.start;
                      return a.code < b.code;
                    });
+  // Findings in a function another file may call once per step wait for the whole run
+  // (resolve_cross_file, analyzer/driver.h); alone, the file does not show them.
+  auto cross = std::stable_partition(report.diagnostics.begin(), report.diagnostics.end(),
+                                     [](const Diagnostic& d) { return d.needs_call_in_loop.empty(); });
+  report.pending.assign(std::make_move_iterator(cross), std::make_move_iterator(report.diagnostics.end()));
+  report.diagnostics.erase(cross, report.diagnostics.end());
 }
 
 namespace {
@@ -159,6 +165,7 @@ FileReport analyze_root(const SourceFile& source, TSNode root, const FileSetting
     detail->comments = comments;
   }
   finish_python_report(source, comments, std::move(diagnostics), report);
+  report.cross_file = std::move(facts.cross_file);
   return report;
 }
 }  // namespace

@@ -29,7 +29,15 @@ environment step). Methods count where they are called on `self` or on a name bo
 instances of one class of the file (`agent = Agent(...)`, then `agent.select_action(obs)`), or
 on an attribute every `self.memory = ReplayBuffer(...)` of the owner's class sets to one class
 (`agent.memory.push(...)`, `self.memory.push(...)`); not
-static methods, class methods or methods inherited from a base class. A creation bound in a tuple assignment
+static methods, class methods or methods inherited from a base class.
+A creation in a function or method that the file itself does not show to run once per step (an
+agent module's `learn()` or `act()`, which the training script in another file calls) is
+reported when another file checked in the same run calls it from such a place: `from
+rl.agent import DQNAgent`, `agent = DQNAgent(...)`, then `agent.act(obs)` in a loop that steps
+a Gym environment (functions are matched by module stem, class and name, also through calls
+made by the file's functions outside their own loops). Checked alone — one file, or in the
+editor — the module has no such finding. Files that import no torch-family module are not
+read, so a training script that never imports torch itself confirms nothing. A creation bound in a tuple assignment
 (`x, y = batch[0], torch.ones(n)`) is followed like one bound alone. Legacy typed constructors (`torch.LongTensor(v).cuda()`)
 count too; they take no `device=`, so they are reported without a fix (the message names
 `torch.empty(...)` for a shape, `torch.tensor(...)` for data), as is a move written

@@ -223,3 +223,48 @@ TEST(Docs, RulesMarkdownIsUpToDate) {
 
 }  // namespace
 }  // namespace gpulint
+
+namespace gpulint {
+namespace {
+
+// A method of an agent module creates tensors every time it runs; only the training script,
+// another file, calls it once per environment step. Checked alone, the module has no finding;
+// checked together, the method's creations are DEV003 (resolve_cross_file over Python facts).
+TEST(Cli, PythonFindingsConfirmedByAnotherFilesLoop) {
+  testing::TempDir d;
+  d.write("rl/agent.py",
+          "import torch\n"
+          "import torch.nn as nn\n"
+          "device = torch.device(\"cuda\")\n"
+          "class DQNAgent:\n"
+          "    def __init__(self):\n"
+          "        self.q = nn.Linear(4, 2).to(device)\n"
+          "    def act(self, obs):\n"
+          "        state = torch.tensor(obs).float().to(device)\n"
+          "        return int(self.q(state).argmax().item())\n"
+          "    def warmup(self):\n"
+          "        return torch.zeros(4).to(device)\n");
+  d.write("train.py",
+          "import torch\n"
+          "import gymnasium as gym\n"
+          "from rl.agent import DQNAgent\n"
+          "env = gym.make(\"CartPole-v1\")\n"
+          "agent = DQNAgent()\n"
+          "agent.warmup()\n"
+          "for episode in range(100):\n"
+          "    obs, _ = env.reset()\n"
+          "    for t in range(500):\n"
+          "        obs, reward, term, trunc, _ = env.step(agent.act(obs))\n"
+          "        if term or trunc:\n"
+          "            break\n");
+  auto alone = testing::run_gpulint("check --select DEV003 --output-format concise rl/agent.py", d.path());
+  EXPECT_EQ(alone.exit_code, 0) << alone.out << alone.err;
+  auto both = testing::run_gpulint("check --select DEV003 --output-format concise .", d.path());
+  EXPECT_EQ(both.exit_code, 1) << both.out << both.err;
+  EXPECT_THAT(both.out, ::testing::HasSubstr("rl/agent.py:8:17: DEV003"));
+  EXPECT_THAT(both.out, ::testing::Not(::testing::HasSubstr("rl/agent.py:11:")));  // warmup(): once
+  EXPECT_THAT(both.out, ::testing::HasSubstr("Found 1 error."));
+}
+
+}  // namespace
+}  // namespace gpulint

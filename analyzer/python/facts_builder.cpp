@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -197,6 +198,7 @@ class Builder {
     analyse_loops();
     build_dev001_fixes();
     find_created_then_moved();
+    collect_cross_file();
     for (auto& l : facts_.loaders) facts_.trains_on_cuda |= l.batches_copied_to_cuda;
     return std::move(facts_);
   }
@@ -4579,7 +4581,9 @@ class Builder {
         continue;
       }
       TSNode factory{};
-      if (!host_creation(v, s, factory) || dead(call) || !runs_per_step(call) || cache_fill(call)) continue;
+      if (!host_creation(v, s, factory) || dead(call) || cache_fill(call)) continue;
+      std::string pending;
+      if (!runs_per_step(call) && (pending = cross_file_candidate(call)).empty()) continue;
       TSNode stmt = call;
       while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
         stmt = m_.parent(stmt);
@@ -4588,6 +4592,7 @@ class Builder {
       if (!created_moved_.insert(v.id).second) continue;
       CreatedThenMoved f;
       f.expression = {start(v), end(v)};
+      f.needs_call_in_loop = pending;
       describe_factory(f, factory, s);
       // The helper still moves it; created on the device, the move returns it unchanged. Only
       // where the helper's device is a literal that means the same in this scope.
@@ -4675,7 +4680,9 @@ class Builder {
     TSNode factory{};
     if (!host_creation(creation, s, factory)) return;
     if (dead(creation)) return;
-    if (!runs_per_step(move) || cache_fill(move)) return;
+    if (cache_fill(move)) return;
+    std::string pending;
+    if (!runs_per_step(move) && (pending = cross_file_candidate(move)).empty()) return;
     if (via) assumes_gpu = assumes_gpu || via->assumes_gpu;
     if (!move_unconditional(move, move_stmt, s, &assumes_gpu)) return;
     auto device = via ? std::optional<std::string>(via->device) : move_device(move, s);
@@ -4683,6 +4690,7 @@ class Builder {
     if (!created_moved_.insert(creation.id).second) return;
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
+    f.needs_call_in_loop = pending;
     describe_factory(f, factory, s);
     if (mentions(creation, nm)) {  // converts_own_host_value: the data the name held
       f.from_data = true;
@@ -4700,6 +4708,141 @@ class Builder {
 
   // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`,
   // `Variable(torch.randn(b, 100)).cuda()`, `torch.randn(b, 100).type(torch.cuda.FloatTensor)`.
+  // ---- cross-file: functions another file may call once per step --------------------------
+  // A function of this file is named, in every file, "<module>:<name>" (a module-level
+  // function) or "<module>:<Class>.<name>" (a method of a module-level class), <module> being
+  // the file's stem (its directory's name for __init__.py): what `from <pkg>.<module> import
+  // <name>` in another file refers to. Nested and decorated functions have no key.
+  std::string module_stem() const {
+    std::filesystem::path p(source_.path());
+    std::string stem = p.stem().string();
+    if (stem == "__init__") stem = p.parent_path().filename().string();
+    return stem;
+  }
+  std::string function_key(TSNode def) const {
+    if (!is(def, "function_definition")) return {};
+    TSNode up = m_.parent(def);
+    std::string name(t(field(def, "name")));
+    std::string stem = module_stem();
+    if (name.empty() || stem.empty()) return {};
+    if (is(up, "module")) return stem + ":" + name;
+    if (!is(up, "block")) return {};
+    TSNode cls = m_.parent(up);
+    if (!is(cls, "class_definition") || !is(m_.parent(cls), "module")) return {};
+    return stem + ":" + std::string(t(field(cls, "name"))) + "." + name;
+  }
+  // The function of the file whose body holds `n` (not through a lambda or class body).
+  TSNode enclosing_function(TSNode n) const {
+    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "lambda") || is(p, "class_definition")) return TSNode{};
+      if (is(p, "function_definition")) return p;
+    }
+    return TSNode{};
+  }
+  // For a creation the file does not show to run once per step: the key of the function
+  // holding it, outside any loop of its own (a replay agent's `learn()` called by the training
+  // script), so that the finding stands when another analysed file calls that function once
+  // per step (resolve_cross_file, analyzer/driver.h). Empty when there is none.
+  std::string cross_file_candidate(TSNode n) {
+    if (in_loop_within_function(n)) return {};
+    TSNode fn = enclosing_function(n);
+    if (is_null(fn) || dead(fn)) return {};
+    return function_key(fn);
+  }
+  // The qualified name of the imported class every binding of `obj` instantiates (`agent =
+  // DQNAgent(...)` with `from rl.agent import DQNAgent` gives "rl.agent.DQNAgent"), if any.
+  std::optional<std::string> imported_class_of(TSNode obj, const Scope* s) const {
+    obj = unparen(obj);
+    if (!is(obj, "identifier")) return std::nullopt;
+    const auto* bs = m_.lookup(t(obj), s);
+    if (!bs || bs->empty()) return std::nullopt;
+    std::optional<std::string> out;
+    for (const Binding& b : *bs) {
+      if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value)) return std::nullopt;
+      TSNode v = unparen(b.value);
+      if (!is(v, "call") || !imported_callee(field(v, "function"), m_.scope_of(v))) return std::nullopt;
+      const auto& q = m_.qualified_name(unparen(field(v, "function")), m_.scope_of(v));
+      if (!q || (out && *out != *q)) return std::nullopt;
+      out = *q;
+    }
+    return out;
+  }
+  // True when `fn` (a name or `module.name`) is rooted at a name bound only by imports.
+  bool imported_callee(TSNode fn, const Scope* s) const {
+    TSNode root = root_identifier(unparen(fn));
+    if (is_null(root)) return false;
+    const auto* bs = m_.lookup(t(root), s);
+    return bs && !bs->empty() &&
+           std::all_of(bs->begin(), bs->end(), [](const Binding& b) { return b.kind == Binding::Kind::Import; });
+  }
+  // The keys a call may name in other files: `make_noise(x)` with `from utils import
+  // make_noise` → "utils:make_noise"; `agent.learn()` with `agent = DQNAgent(...)` and `from
+  // rl.agent import DQNAgent` → "agent:DQNAgent.learn" (and "rl:agent.DQNAgent.learn": every
+  // split of the dotted name into module and path, since the importer cannot tell where the
+  // module ends). Library names (torch, builtins, ...) give none.
+  std::vector<std::string> external_callee_keys(TSNode call, const Scope* s) const {
+    TSNode fn = unparen(field(call, "function"));
+    std::string q;
+    if (is(fn, "attribute")) {
+      if (auto cls = imported_class_of(field(fn, "object"), s)) q = *cls + "." + std::string(t(field(fn, "attribute")));
+    }
+    if (q.empty()) {
+      if (!imported_callee(fn, s)) return {};
+      const auto& cq = m_.qualified_name(fn, s);
+      if (!cq) return {};
+      q = *cq;
+    }
+    static const std::vector<std::string_view> kLibraries = {
+        "builtins.", "torch.", "torchvision.", "numpy.", "transformers.", "accelerate.", "lightning.",
+        "pytorch_lightning.", "gym.", "gymnasium.", "tqdm.", "os.", "sys.", "math.", "random.", "time."};
+    for (auto lib : kLibraries)
+      if (starts_with(q, lib)) return {};
+    std::vector<std::string> parts;
+    for (std::size_t at = 0;;) {
+      std::size_t dot = q.find('.', at);
+      parts.push_back(q.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
+      if (dot == std::string::npos) break;
+      at = dot + 1;
+    }
+    std::vector<std::string> keys;
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      std::string key = parts[i - 1] + ":";
+      for (std::size_t j = i; j < parts.size(); ++j) key += (j > i ? "." : "") + parts[j];
+      keys.push_back(std::move(key));
+    }
+    return keys;
+  }
+  // CrossFileFacts: the functions (of this file or imported) that a step of this file calls —
+  // in a loop that back-propagates, iterates a DataLoader, calls a training step or steps a Gym
+  // environment (step_site), or in a module's forward() — and, as (caller, callee) pairs, the
+  // calls the file's functions make outside loops of their own (a function that runs a training
+  // loop of its own is not one step: its calls are no edges).
+  void collect_cross_file() {
+    std::set<std::string> in_loop;
+    std::set<std::pair<std::string, std::string>> edges;
+    for (TSNode c : m_.calls()) {
+      if (dead(c)) continue;
+      const Scope* s = m_.scope_of(c);
+      std::vector<std::string> keys = external_callee_keys(c, s);
+      if (TSNode def = m_.resolve_local_function(c, s); !is_null(def))
+        if (std::string k = function_key(def); !k.empty()) keys.push_back(std::move(k));
+      if (keys.empty()) continue;
+      if (step_site(c)) {
+        in_loop.insert(keys.begin(), keys.end());
+        continue;
+      }
+      if (in_loop_within_function(c)) continue;
+      TSNode caller = enclosing_function(c);
+      if (is_null(caller)) continue;
+      std::string ck = function_key(caller);
+      if (ck.empty() || any_backward_call_in(field(caller, "body"), [&](TSNode b) { return !is_null(innermost_loop(b)); }))
+        continue;
+      for (const auto& k : keys) edges.insert({ck, k});
+    }
+    facts_.cross_file.called_in_loop.assign(in_loop.begin(), in_loop.end());
+    facts_.cross_file.calls.assign(edges.begin(), edges.end());
+  }
+
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
@@ -4719,7 +4862,9 @@ class Builder {
       // Casts and shape transforms between the creation and the move (`torch.rand(n).reshape(-1,
       // 1).to(device)`) leave it a host tensor that is then copied.
       if (!host_creation(r, s, factory)) continue;
-      if (!runs_per_step(c) || cache_fill(c)) continue;
+      if (cache_fill(c)) continue;
+      std::string pending;
+      if (!runs_per_step(c) && (pending = cross_file_candidate(c)).empty()) continue;
       TSNode stmt = c;
       while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
         stmt = m_.parent(stmt);
@@ -4730,6 +4875,7 @@ class Builder {
         if (a.size() != 1 || !cuda_tensor_type(m_.qualified_name(a[0], s))) continue;
         CreatedThenMoved f;
         f.expression = {start(c), end(c)};
+        f.needs_call_in_loop = pending;
         describe_factory(f, factory, s);
         facts_.created_then_moved.push_back(std::move(f));
         continue;
@@ -4756,6 +4902,7 @@ class Builder {
         if (method_name(x, src_) == "type" || method_name(x, src_) == "masked_fill") simple = false;
       CreatedThenMoved f;
       f.expression = {start(c), end(c)};
+      f.needs_call_in_loop = pending;
       describe_factory(f, factory, s);
       if (simple) {
         f.fix = device_argument_fix(factory, s, *device);
