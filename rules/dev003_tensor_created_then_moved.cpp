@@ -25,7 +25,8 @@ iterates a DataLoader, or calls a function of the file that back-propagates once
 own level and not under an `if` of the loop — not one called once per epoch or every N steps,
 such as a helper that saves sample images — or that steps a Gym / Gymnasium environment,
 `env.step(action)` with `env = gym.make(...)`: an agent's `select_action()` runs once per
-environment step). Methods count where they are called on `self` or on a name bound only to
+environment step; a call under `if len(memory) > batch_size:`, a replay buffer's warm-up
+threshold, runs on every step after it, unlike one under `if step % n == 0:`). Methods count where they are called on `self` or on a name bound only to
 instances of one class of the file (`agent = Agent(...)`, then `agent.select_action(obs)`), or
 on an attribute every `self.memory = ReplayBuffer(...)` of the owner's class sets to one class
 (`agent.memory.push(...)`, `self.memory.push(...)`); not

@@ -1800,6 +1800,28 @@ class Builder {
     return false;
   }
 
+  // `if len(memory) > batch_size:` / `if len(buffer) >= warmup:` — a replay buffer's length
+  // compared against a threshold: false while the buffer fills, then true on every later
+  // iteration (the buffer only grows or stays full), unlike a periodic `step % n == 0`.
+  bool warm_up_guard(TSNode cond, const Scope* s) const {
+    cond = unparen(cond);
+    if (!is(cond, "comparison_operator") || named_count(cond) != 2) return false;
+    std::string_view op;
+    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
+      TSNode ch = ts_node_child(cond, i);
+      if (!ts_node_is_named(ch)) op = t(ch);
+    }
+    TSNode l = unparen(named(cond, 0)), r = unparen(named(cond, 1));
+    auto is_len = [&](TSNode e) {
+      if (!is(e, "call")) return false;
+      const auto& q = m_.callee_name(e, s);
+      return q && *q == "builtins.len";
+    };
+    if (op == ">" || op == ">=") return is_len(l) && !is_len(r);
+    if (op == "<" || op == "<=") return is_len(r) && !is_len(l);
+    return false;
+  }
+
   bool step_site(TSNode site) {
     if (in_module_forward(site)) return true;
     TSNode loop = innermost_loop(site);
@@ -1809,6 +1831,7 @@ class Builder {
     for (TSNode p = m_.parent(site); !is_null(p) && !same(p, loop); p = m_.parent(p)) {
       if (is(p, "elif_clause") || is(p, "else_clause")) return false;
       if (!is(p, "if_statement")) continue;
+      if (warm_up_guard(field(p, "condition"), m_.scope_of(p))) continue;
       bool assumes = false;
       auto truth = truth_on_gpu(field(p, "condition"), m_.scope_of(p), &assumes);
       if (!truth || !*truth) return false;
