@@ -26,7 +26,10 @@ own level and not under an `if` of the loop — not one called once per epoch or
 such as a helper that saves sample images — or that steps a Gym / Gymnasium environment,
 `env.step(action)` with `env = gym.make(...)`: an agent's `select_action()` runs once per
 environment step; a call under `if len(memory) > batch_size:`, a replay buffer's warm-up
-threshold, runs on every step after it, unlike one under `if step % n == 0:`). Methods count where they are called on `self` or on a name bound only to
+threshold, runs on every step after it, unlike one under `if step % n == 0:`), or from a
+training-step function the file calls: one that back-propagates and steps an optimizer once
+per call, outside loops of its own (an A3C worker's `update(trajectory)` under `if done:`: each
+call is one optimizer step, and so are the helpers it calls). Methods count where they are called on `self` or on a name bound only to
 instances of one class of the file (`agent = Agent(...)`, then `agent.select_action(obs)`), or
 on an attribute every `self.memory = ReplayBuffer(...)` of the owner's class sets to one class
 (`agent.memory.push(...)`, `self.memory.push(...)`); not

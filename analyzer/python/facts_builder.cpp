@@ -1793,12 +1793,44 @@ class Builder {
       if (is(p, "function_definition")) { fn = p; break; }
     }
     if (is_null(fn)) return false;
+    bool called = false;
     for (const auto& site : m_.call_sites(fn)) {
       if (dead(site.node)) continue;
+      called = true;
       if (step_site(site.node) || (depth < 1 && called_per_step(site.node, depth + 1))) return true;
     }
-    return false;
+    // A training-step function the file calls (`update_global(trajectory)` under `if done:`):
+    // each call is one optimizer step, whatever the caller's loop counts.
+    return called && step_function(fn);
   }
+
+  // True when function `def` is a training step: it back-propagates once per call (outside
+  // any loop of its own) and steps an optimizer once per call, outside loops too —
+  // `optimizer.step()`, `self.optimizer.step()` (a `step()` without arguments on anything but
+  // an lr scheduler), or a GradScaler's `scaler.step(optimizer)`. Memoised.
+  bool step_function(TSNode def) {
+    auto memo = step_function_.find(def.id);
+    if (memo != step_function_.end()) return memo->second;
+    bool steps = false;
+    if (backprops_outside_loops(def)) {
+      visit(field(def, "body"), [&](TSNode n) {
+        if (steps || !is(n, "call") || method_name(n, src_) != "step" || !is_null(innermost_loop(n)) || dead(n)) return;
+        TSNode r = unparen(receiver(n));
+        if (is_null(r)) return;
+        auto os = m_.origins(r, m_.scope_of(n));
+        bool scaler = !os.empty();
+        for (const auto& o : os) {
+          const auto& q = is(o.node, "call") ? m_.callee_name(o.node, o.scope) : std::optional<std::string>{};
+          if (q && starts_with(*q, "torch.optim.lr_scheduler")) return;
+          scaler = scaler && q && (*q == "torch.cuda.amp.GradScaler" || *q == "torch.amp.GradScaler" ||
+                                   *q == "torch.cuda.amp.grad_scaler.GradScaler" || *q == "torch.amp.grad_scaler.GradScaler");
+        }
+        if (call_arguments(n).empty() || scaler) steps = true;
+      });
+    }
+    return step_function_[def.id] = steps;
+  }
+  std::unordered_map<const void*, bool> step_function_;
 
   // `if len(memory) > batch_size:` / `if len(buffer) >= warmup:` — a replay buffer's length
   // compared against a threshold: false while the buffer fills, then true on every later
