@@ -26,16 +26,17 @@ own level and not under an `if` of the loop — not one called once per epoch or
 such as a helper that saves sample images — or that steps a Gym / Gymnasium environment,
 `env.step(action)` with `env = gym.make(...)`: an agent's `select_action()` runs once per
 environment step; a call under `if len(memory) > batch_size:`, a replay buffer's warm-up
-threshold, runs on every step after it, unlike one under `if step % n == 0:`), or from a
-training-step function the file calls: one that back-propagates and steps an optimizer once
-per call, outside loops of its own (an A3C worker's `update(trajectory)` under `if done:`: each
-call is one optimizer step, and so are the helpers it calls). Methods count where they are called on `self` or on a name bound only to
+threshold, runs on every step after it, unlike one under `if step % n == 0:`). A
+training-step function — one that back-propagates and steps an optimizer once per call, outside
+loops of its own — runs once per step by definition, whoever calls it and however often (an A3C
+worker's `update(trajectory)` under `if done:`, a replay agent's `learn()` that the training
+script in another file calls), and so do the helpers it calls. Methods count where they are called on `self` or on a name bound only to
 instances of one class of the file (`agent = Agent(...)`, then `agent.select_action(obs)`), or
 on an attribute every `self.memory = ReplayBuffer(...)` of the owner's class sets to one class
 (`agent.memory.push(...)`, `self.memory.push(...)`); not
 static methods, class methods or methods inherited from a base class.
 A creation in a function or method that the file itself does not show to run once per step (an
-agent module's `learn()` or `act()`, which the training script in another file calls) is
+agent module's `act()`, which the training script in another file calls) is
 reported when another file checked in the same run calls it from such a place: `from
 rl.agent import DQNAgent`, `agent = DQNAgent(...)`, then `agent.act(obs)` in a loop that steps
 a Gym environment (functions are matched by module stem, class and name, also through calls
@@ -62,7 +63,10 @@ tensor of the same function moved there (`x = x.to(device)`, then `.to(x.device)
 (or an entry of one) of a loader returned by `accelerator.prepare(...)`, which delivers batches
 on the accelerator (`noise = torch.randn(clean_images.shape).to(clean_images.device)`); the fix
 then creates it with `device=clean_images.device`. A name bound to such a device counts too
-(`device = policy.device`, also passed on to a helper's parameter). The device of a function's parameter
+(`device = policy.device`, also passed on to a helper's parameter), and so does the `device` of
+an instance of a class of the file whose methods set `self.device` to such a device
+(`self.q_eval.device` with `self.device = T.device("cuda:0" if T.cuda.is_available() else
+"cpu")` in the network's `__init__`). The device of a function's parameter
 (`batch.device` in a helper that follows whatever its caller passes) is left alone.
 
 A name converted in place from the host value it held (`obs, act = replay_buffer.sample(n)`,

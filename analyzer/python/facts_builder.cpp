@@ -1793,15 +1793,14 @@ class Builder {
       if (is(p, "function_definition")) { fn = p; break; }
     }
     if (is_null(fn)) return false;
-    bool called = false;
     for (const auto& site : m_.call_sites(fn)) {
       if (dead(site.node)) continue;
-      called = true;
       if (step_site(site.node) || (depth < 1 && called_per_step(site.node, depth + 1))) return true;
     }
-    // A training-step function the file calls (`update_global(trajectory)` under `if done:`):
-    // each call is one optimizer step, whatever the caller's loop counts.
-    return called && step_function(fn);
+    // A training-step function (`update_global(trajectory)` under `if done:`, a replay agent's
+    // `learn()` that the training script in another file calls): each call is one optimizer
+    // step, whoever calls it and however often.
+    return step_function(fn);
   }
 
   // True when function `def` is a training step: it back-propagates once per call (outside
@@ -4416,6 +4415,9 @@ class Builder {
     // module's own `device` property: where its parameters are), also as a parameter whose
     // callers pass it.
     if ((is(x, "identifier") || is(x, "attribute")) && cuda_model_for_callee(x, s)) return true;
+    // `self.q_eval.device` / `self.device` of an instance of a class of the file whose methods set
+    // `self.device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")`.
+    if (class_device_is_accelerator(m_.instance_class(x, s))) return true;
     // A tensor of this function (not a parameter: a helper written to follow whatever its
     // caller passes stays device-agnostic, and is left alone).
     TSNode root = root_identifier(x);
@@ -4426,6 +4428,38 @@ class Builder {
     if (is_tensor_expression(x, s) && tensor_where(x, s) == Where::Accelerator) return true;
     return prepared_batch(x, s, depth);
   }
+  // True when class `cls` of the file sets `self.device` in its methods, every such value a
+  // device gpulint can evaluate and one of them an accelerator's.
+  bool class_device_is_accelerator(TSNode cls) const {
+    if (!is(cls, "class_definition")) return false;
+    bool any = false, accel = false, all_known = true;
+    visit_class_body(cls, [&](TSNode n) {
+      if (!is(n, "assignment")) return;
+      TSNode l = unparen(field(n, "left"));
+      if (!is(l, "attribute") || t(field(l, "attribute")) != "device" ||
+          !m_.is_instance_parameter(unparen(field(l, "object")), m_.scope_of(n)))
+        return;
+      any = true;
+      auto vs = m_.evaluate(field(n, "right"), m_.scope_of(n));
+      if (!values_known_devices(vs)) all_known = false;
+      for (const auto& v : vs)
+        if (v.kind == Value::Kind::Str && device_type_of(v.s) != "cpu" && device_type_of(v.s) != "meta") accel = true;
+    });
+    return any && all_known && accel;
+  }
+  // Calls `f` on every node of the methods of class `cls` (not nested classes or lambdas).
+  template <class F>
+  void visit_class_body(TSNode cls, const F& f) const {
+    std::vector<TSNode> stack{field(cls, "body")};
+    while (!stack.empty()) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      if (is(n, "class_definition") || is(n, "lambda")) continue;
+      f(n);
+      for (uint32_t i = 0; i < named_count(n); ++i) stack.push_back(named(n, i));
+    }
+  }
+
   // True when every origin of `x` is an Accelerate `Accelerator(...)` or a Lightning
   // `Fabric(...)`.
   bool framework_object(TSNode x, const Scope* s) const {
