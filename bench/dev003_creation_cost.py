@@ -15,35 +15,21 @@ synchronised once at the end; median over `--repeats` rounds, variants interleav
 Usage: python3 bench/dev003_creation_cost.py [--json OUT] [--iters 300] [--repeats 5]
 Needs CUDA; prints one table row per (creation, size, spelling).
 """
-import argparse
 import json
 import statistics
-import time
 
 import numpy as np
 import torch
 
+import gpu_step
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--json")
-    ap.add_argument("--iters", type=int, default=300)
-    ap.add_argument("--warmup", type=int, default=30)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--matmul", type=int, default=2048, help="side of the queued matrix products")
-    args = ap.parse_args()
+    args = gpu_step.arguments(__doc__).parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("needs CUDA")
     dev = torch.device("cuda")
-    a = torch.randn(args.matmul, args.matmul, device=dev)
-    acc = torch.zeros((), device=dev)
-
-    def gpu_work():
-        y = a
-        for _ in range(4):
-            y = y @ a
-            y = y / y.norm()
-        return y
+    timer = gpu_step.StepTimer(dev, args.matmul, args.iters, args.warmup)
 
     cases = {}
     for n in (64, 1 << 20):
@@ -60,28 +46,15 @@ def main():
             cases[("tensor(list)", n)] = (lambda d=data_list: torch.tensor(d).to(dev),
                                           lambda d=data_list: torch.tensor(d, device=dev))
 
-    def run(make):
-        nonlocal acc
-        for _ in range(args.warmup):
-            gpu_work()
-            acc = acc + make().sum()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(args.iters):
-            gpu_work()
-            acc = acc + make().sum()
-        torch.cuda.synchronize()
-        return (time.perf_counter() - t0) / args.iters * 1e3
-
     baseline = []
     for _ in range(args.repeats):
-        baseline.append(run(lambda: acc))
+        baseline.append(timer.time(lambda: timer.acc))
     rows = []
     for (kind, n), (moved, on_dev) in cases.items():
         tm, td = [], []
         for _ in range(args.repeats):
-            tm.append(run(moved))
-            td.append(run(on_dev))
+            tm.append(timer.time(moved))
+            td.append(timer.time(on_dev))
         m, d = statistics.median(tm), statistics.median(td)
         rows.append({"creation": kind, "elements": n, "moved_ms": m, "device_ms": d,
                      "moved_spread_ms": max(tm) - min(tm), "device_spread_ms": max(td) - min(td),
