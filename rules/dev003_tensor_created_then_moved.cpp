@@ -66,7 +66,9 @@ then creates it with `device=clean_images.device`. A name bound to such a device
 (`device = policy.device`, also passed on to a helper's parameter), and so does the `device` of
 an instance of a class of the file whose methods set `self.device` to such a device
 (`self.q_eval.device` with `self.device = T.device("cuda:0" if T.cuda.is_available() else
-"cpu")` in the network's `__init__`). The device of a function's parameter
+"cpu")` in the network's `__init__`). In the `forward()` of a module class of the file that the file trains on CUDA
+(`ddpm.to(device)`), the inputs are on the module's device (PyTorch raises otherwise), so
+`torch.randint(...).to(x.device)` there is a copy too. The device of another function's parameter
 (`batch.device` in a helper that follows whatever its caller passes) is left alone.
 
 A name converted in place from the host value it held (`obs, act = replay_buffer.sample(n)`,

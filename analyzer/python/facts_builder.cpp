@@ -4424,10 +4424,26 @@ class Builder {
     if (is_null(root)) return false;
     if (const auto* bs = m_.lookup(t(root), s))
       for (const Binding& b : *bs)
-        if (b.kind == Binding::Kind::Param) return false;
+        if (b.kind == Binding::Kind::Param) return forward_input_of_cuda_module(b);
     if (is_tensor_expression(x, s) && tensor_where(x, s) == Where::Accelerator) return true;
     return prepared_batch(x, s, depth);
   }
+  // True when parameter binding `b` is an input (not `self`) of the `forward()` of a class of
+  // the file an instance of which the file trains on CUDA (`ddpm = DDPM(...)`, `ddpm.to(device)`):
+  // its inputs are on the module's device, or PyTorch raises "Expected all tensors to be on the
+  // same device" (DEV002's fact), so `torch.randint(...).to(x.device)` in that forward is a copy.
+  bool forward_input_of_cuda_module(const Binding& b) const {
+    if (b.kind != Binding::Kind::Param || b.param_index < 1 || !is(b.function, "function_definition") ||
+        t(field(b.function, "name")) != "forward")
+      return false;
+    TSNode block = m_.parent(b.function);
+    TSNode cls = is(block, "block") ? m_.parent(block) : TSNode{};
+    if (!is(cls, "class_definition")) return false;
+    for (const ModelInfo& mi : models_)
+      if (mi.on_cuda && is(mi.origin, "call") && same(local_class(mi.origin, m_.scope_of(mi.origin)), cls)) return true;
+    return false;
+  }
+
   // True when class `cls` of the file sets `self.device` in its methods, every such value a
   // device gpulint can evaluate and one of them an accelerator's.
   bool class_device_is_accelerator(TSNode cls) const {
