@@ -1626,7 +1626,8 @@ class Builder {
     for (int i = 0; i < 4 && is(e, "call"); ++i) {
       const auto& q = m_.callee_name(e, s);
       if (!q) break;
-      if (*q == "builtins.enumerate" || *q == "builtins.iter" || starts_with(*q, "tqdm.")) {
+      // `list(loader)` materialises the same batches (`for src, trg in list(iterator)`).
+      if (*q == "builtins.enumerate" || *q == "builtins.iter" || *q == "builtins.list" || starts_with(*q, "tqdm.")) {
         auto a = positional_arguments(e);
         if (a.empty()) return out;
         e = unparen(a[0]);
