@@ -144,7 +144,11 @@ pageable memory is synchronous (7.8 GB/s measured on an H100 host). With GPU wor
 step (H100, bench/results/dev003-creation-h100.md), creating 1M elements with `device=` instead
 of on the host was 2.67x faster for `randn`, 1.48x for `arange`, 1.22x for `zeros`; for
 `torch.tensor(list)` and a legacy constructor of an array it changed nothing, and for
-`torch.tensor(array)` it saved 4 % (one host copy).
+`torch.tensor(array)` it saved 4 % (one host copy). For conversions of host data the cost is the
+blocking copy itself: a replay batch converted with `torch.tensor(buf[idx]).to(device)` every step
+cost 3.3 % (256 × 8 floats) and 8.6 % (32 Atari frames, 903 KB) of a 1.5 ms step over a buffer kept
+on the GPU, while a pinned staging tensor copied with `non_blocking=True` came within 0.03 ms
+(H100, bench/results/dev003-replay-h100.md).
 )md"};
 
 class Dev003 final : public Rule {
