@@ -156,32 +156,27 @@ class Dev003 final : public Rule {
   const RuleInfo& info() const override { return kInfo; }
   void check(const FileFacts& facts, const RuleOptions&, DiagnosticSink& out) const override {
     for (const auto& c : facts.created_then_moved) {
-      // Legacy typed constructors (torch.LongTensor, torch.Tensor) have no device= argument.
-      std::string advice = "pass `device=` instead";
-      if (c.legacy_constructor) {
-        switch (c.legacy_arguments) {
-          case CreatedThenMoved::LegacyArguments::Sizes:
-            advice = "build it with `torch.empty(..., dtype=..., device=...)` instead";
-            break;
-          case CreatedThenMoved::LegacyArguments::Data:
-            advice = "build it with `torch.tensor(..., dtype=..., device=...)` instead";
-            break;
-          case CreatedThenMoved::LegacyArguments::Unknown:
-            advice = "build it on the device instead (`torch.tensor(data, ...)` or `torch.empty(shape, ...)` with "
-                     "`dtype=` and `device=`)";
-            break;
-        }
-      }
-      std::string message =
-          "`" + c.factory + "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice;
-      // A conversion of host data: `device=` builds it on the CPU and copies it just the same
-      // (torch/csrc/utils/tensor_new.cpp, internal_new_from_data); what costs is the per-step
-      // build and the blocking copy (a host–device sync: at::cuda::memcpy_and_sync).
-      if (c.from_data)
+      std::string message;
+      if (c.from_data) {
+        // A conversion of host data: `device=` builds it on the CPU and copies it just the same
+        // (torch/csrc/utils/tensor_new.cpp, internal_new_from_data); what costs is the per-step
+        // build and the blocking copy (a host–device sync: at::cuda::memcpy_and_sync). Legacy
+        // constructors given data are conversions too (the front ends set from_data for them).
         message = "`" + c.factory +
                   "(...)` builds a tensor from host data and copies it to the GPU with a host-device sync in every "
                   "iteration (`device=` would make the same copy): build it once before the loop if the data does not "
                   "change, or keep the data on the GPU";
+      } else {
+        // Legacy typed constructors (torch.LongTensor, torch.Tensor) have no device= argument.
+        std::string advice = "pass `device=` instead";
+        if (c.legacy_constructor && c.legacy_arguments == CreatedThenMoved::LegacyArguments::Sizes)
+          advice = "build it with `torch.empty(..., dtype=..., device=...)` instead";
+        else if (c.legacy_constructor)
+          advice = "if its argument is a shape, build it with `torch.empty(shape, dtype=..., device=...)` instead "
+                   "(if it is host data, `device=` would make the same copy)";
+        message = "`" + c.factory +
+                  "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice;
+      }
       auto d = make_diagnostic(kInfo, c.expression, message);
       if (!c.fix.empty() && !c.from_data) d.fix = Fix{Applicability::Unsafe, "Create the tensor with `device=`", c.fix};
       d.needs_call_in_loop = c.needs_call_in_loop;

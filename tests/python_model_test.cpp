@@ -446,25 +446,8 @@ TEST(PythonModel, MemoisedAnswersDoNotDependOnQuestionOrder) {
   }
 }
 
-namespace {
-
-// The first call node whose callee is spelled `callee` (one walk of the tree).
-TSNode find_call(TSNode root, std::string_view src, std::string_view callee) {
-  TSNode found{};
-  std::vector<TSNode> stack{root};
-  while (!stack.empty() && ts_node_is_null(found)) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is(n, "call") && text(field(n, "function"), src) == callee) found = n;
-    for (uint32_t i = named_count(n); i > 0; --i) stack.push_back(named(n, i - 1));
-  }
-  return found;
-}
-
-}  // namespace
-
-// A method called on a name (or an attribute) bound only to instances of one class of the file resolves to that
-// class's own method (and its call sites include the call); staticmethods, inherited methods and
+// A method called on a name (or an attribute) bound only to instances of one class of the file
+// resolves to that class's own method (and its call sites include the call); staticmethods, inherited methods and
 // names bound to two classes do not resolve.
 TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
   const std::string src =
@@ -490,8 +473,9 @@ TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
       "holder.mixed.act(6)\n";
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
-  auto resolve = [&](std::string_view callee) {
-    TSNode c = find_call(tree.root(), src, callee);
+  auto resolve = [&](const std::string& callee) {
+    TSNode c = named_node_at(tree, src, callee + "(", callee.size());  // the call's `(`
+    while (!ts_node_is_null(c) && type(c) != "call") c = ts_node_parent(c);
     EXPECT_FALSE(ts_node_is_null(c)) << callee;
     return m.resolve_local_function(c, m.scope_of(c));
   };
@@ -506,4 +490,43 @@ TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
   EXPECT_TRUE(same(resolve("holder.agent.act"), act));
   EXPECT_EQ(m.call_sites(act).size(), 2u);  // agent.act(1), holder.agent.act(5)
   EXPECT_TRUE(ts_node_is_null(resolve("holder.mixed.act")));
+}
+
+// Reads through an instance of a class of the file see that class's `self.x = ...` stores:
+// evaluate() (`self.q_eval.device`, the values a device expression can take) and origins()
+// (`self.q_eval.optimizer`, what the name was built by); a name bound to two classes sees none.
+TEST(SemanticModelInstanceMethods, AttributesReadThroughAnInstanceSeeItsClassStores) {
+  const std::string src =
+      "import torch\n"
+      "class Net:\n"
+      "    def __init__(self):\n"
+      "        self.device = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')\n"
+      "        self.optimizer = torch.optim.Adam([])\n"
+      "class Cpu:\n"
+      "    def __init__(self):\n        self.device = 'cpu'\n"
+      "class Agent:\n"
+      "    def __init__(self, flag):\n"
+      "        self.q_eval = Net()\n"
+      "        self.other = Net() if flag else Cpu()\n"
+      "    def learn(self):\n"
+      "        a = self.q_eval.device  # q\n"
+      "        b = self.other.device  # other\n"
+      "        self.q_eval.optimizer.step()\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto values = [&](const std::string& marker) {
+    TSNode a = named_node_at(tree, src, marker, 0);
+    while (!ts_node_is_null(a) && type(a) != "attribute") a = ts_node_parent(a);
+    while (!ts_node_is_null(ts_node_parent(a)) && type(ts_node_parent(a)) == "attribute") a = ts_node_parent(a);
+    return strings_of(m.evaluate(a, m.scope_of(a)));
+  };
+  EXPECT_EQ(values("self.q_eval.device"), (std::vector<std::string>{"cpu", "cuda:0"}));
+  EXPECT_EQ(values("self.other.device"), (std::vector<std::string>{"<not a string>"}));  // two classes
+  TSNode opt = named_node_at(tree, src, "self.q_eval.optimizer.step", 0);
+  while (!ts_node_is_null(opt) && !(type(opt) == "attribute" && text(opt, src) == "self.q_eval.optimizer"))
+    opt = ts_node_parent(opt);
+  ASSERT_FALSE(ts_node_is_null(opt));
+  auto os = m.origins(opt, m.scope_of(opt));
+  ASSERT_EQ(os.size(), 1u);
+  EXPECT_EQ(text(os[0].node, src), "torch.optim.Adam([])");
 }

@@ -1788,11 +1788,7 @@ class Builder {
     return in_loop_within_function(n) || in_module_forward(n) || called_per_step(n, 0);
   }
   bool called_per_step(TSNode n, int depth) {
-    TSNode fn{};
-    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
-      if (is(p, "lambda") || is(p, "class_definition")) return false;
-      if (is(p, "function_definition")) { fn = p; break; }
-    }
+    TSNode fn = enclosing_function(n);
     if (is_null(fn)) return false;
     for (const auto& site : m_.call_sites(fn)) {
       if (dead(site.node)) continue;
@@ -1814,23 +1810,47 @@ class Builder {
     bool steps = false;
     if (backprops_outside_loops(def)) {
       visit(field(def, "body"), [&](TSNode n) {
-        if (steps || !is(n, "call") || method_name(n, src_) != "step" || !is_null(innermost_loop(n)) || dead(n)) return;
-        TSNode r = unparen(receiver(n));
-        if (is_null(r)) return;
-        auto os = m_.origins(r, m_.scope_of(n));
-        bool scaler = !os.empty();
-        for (const auto& o : os) {
-          const auto& q = is(o.node, "call") ? m_.callee_name(o.node, o.scope) : std::optional<std::string>{};
-          if (q && starts_with(*q, "torch.optim.lr_scheduler")) return;
-          scaler = scaler && q && (*q == "torch.cuda.amp.GradScaler" || *q == "torch.amp.GradScaler" ||
-                                   *q == "torch.cuda.amp.grad_scaler.GradScaler" || *q == "torch.amp.grad_scaler.GradScaler");
-        }
-        if (call_arguments(n).empty() || scaler) steps = true;
+        if (steps || !is(n, "call") || !is_null(innermost_loop(n)) || dead(n)) return;
+        StepOf k = optimizer_step(n);
+        // An object the file cannot resolve (`self.global_optimizer` passed in by another file,
+        // an optimizer an imported model class builds) stepped without arguments right in a
+        // function that back-propagates once per call: taken as its optimizer (sets 17-20: 15
+        // labels, no trap, depend on this).
+        steps = k == StepOf::Optimizer || (k == StepOf::Unknown && call_arguments(n).empty());
       });
     }
     return step_function_[def.id] = steps;
   }
   std::unordered_map<const void*, bool> step_function_;
+
+  // What a `.step(...)` call steps, by its receiver's origins: a torch.optim optimizer
+  // (`optimizer.step()`; also through `optimizer = optim_cls(...)`) or a GradScaler
+  // (`scaler.step(optimizer)`, torch/amp/grad_scaler.py: it runs optimizer.step()); something
+  // else gpulint knows (an lr scheduler, a Gym environment, any other call's result); or
+  // Unknown — no origin the file shows (`self.q_eval.optimizer`, a parameter no call site
+  // passes). None for a call that is no `.step(...)`.
+  enum class StepOf { None, Optimizer, Other, Unknown };
+  StepOf optimizer_step(TSNode call) const {
+    if (method_name(call, src_) != "step") return StepOf::None;
+    TSNode r = unparen(receiver(call));
+    if (is_null(r)) return StepOf::None;
+    auto os = m_.origins(r, m_.scope_of(call));
+    bool args = !call_arguments(call).empty();
+    bool all_known = !os.empty();
+    for (const auto& o : os) {
+      // An origin that is no call (a parameter, an attribute no store of which the file shows)
+      // says nothing about what it is.
+      if (!is(o.node, "call")) { all_known = false; continue; }
+      auto q = m_.callee_name(o.node, o.scope);
+      if (!q || !starts_with(*q, "torch.")) q = optimizer_class_through_name(o.node, o.scope);
+      if (!q) return StepOf::Other;
+      bool optimizer = starts_with(*q, "torch.optim.") && !starts_with(*q, "torch.optim.lr_scheduler");
+      bool scaler = *q == "torch.cuda.amp.GradScaler" || *q == "torch.amp.GradScaler" ||
+                    *q == "torch.cuda.amp.grad_scaler.GradScaler" || *q == "torch.amp.grad_scaler.GradScaler";
+      if (!(optimizer && !args) && !(scaler && args)) return StepOf::Other;
+    }
+    return all_known ? StepOf::Optimizer : StepOf::Unknown;
+  }
 
   // `if len(memory) > batch_size:` / `if len(buffer) >= warmup:` — a replay buffer's length
   // compared against a threshold: false while the buffer fills, then true on every later
@@ -1868,23 +1888,30 @@ class Builder {
       auto truth = truth_on_gpu(field(p, "condition"), m_.scope_of(p), &assumes);
       if (!truth || !*truth) return false;
     }
-    if (backprops_at_its_level(loop)) return true;
-    for (const auto& [l, indices] : loader_loops())
-      if (same(l, loop)) return true;
-    // `loss = train(input_batches, target_batches, ...)`: the loop calls a function of the file
-    // that back-propagates once per call, so each iteration is a step. A reinforcement-learning
-    // loop that steps a Gym / Gymnasium environment (`obs, r, done, *_ = env.step(action)`,
-    // `env = gym.make(...)`) runs once per environment step, the unit its agent's
-    // `select_action()` / replay `push()` work in.
-    bool calls_step = false;
-    visit(field(loop, "body"), [&](TSNode n) {
-      if (calls_step || !is(n, "call") || !same(innermost_loop(n), loop)) return;
-      TSNode def = m_.resolve_local_function(n, m_.scope_of(n));
-      if (!is_null(def) && backprops_outside_loops(def)) calls_step = true;
-      if (!calls_step && steps_gym_environment(n)) calls_step = true;
-    });
-    return calls_step;
+    return step_loop(loop);
   }
+
+  // True when each iteration of `loop` is a training step: it back-propagates at its own level,
+  // iterates a DataLoader, calls a function of the file that back-propagates once per call
+  // (`loss = train(input_batches, target_batches, ...)`), or steps a Gym / Gymnasium environment
+  // (`obs, r, done, *_ = env.step(action)`, `env = gym.make(...)`: once per environment step,
+  // the unit an agent's `select_action()` / replay `push()` work in). Memoised per loop: every
+  // call site in the loop asks (step_site, collect_cross_file).
+  bool step_loop(TSNode loop) {
+    auto memo = step_loop_.find(loop.id);
+    if (memo != step_loop_.end()) return memo->second;
+    bool step = backprops_at_its_level(loop);
+    for (const auto& [l, indices] : loader_loops())
+      if (!step && same(l, loop)) step = true;
+    if (!step)
+      visit(field(loop, "body"), [&](TSNode n) {
+        if (step || !is(n, "call") || !same(innermost_loop(n), loop)) return;
+        TSNode def = m_.resolve_local_function(n, m_.scope_of(n));
+        if ((!is_null(def) && backprops_outside_loops(def)) || steps_gym_environment(n)) step = true;
+      });
+    return step_loop_[loop.id] = step;
+  }
+  std::unordered_map<const void*, bool> step_loop_;
 
   // `env.step(action)` where every origin of `env` is an environment Gym or Gymnasium made
   // (gym.make, gym.vector.make, gymnasium.make, gymnasium.make_vec, gymnasium.vector.make).
@@ -3450,15 +3477,8 @@ class Builder {
       // (an epoch loop's train loop, then its evaluation loop summing `val_loss`).
       if (outer_steps || !is(n, "call") || method_name(n, src_) != "step" || !same(innermost_loop(n), outer)) return;
       if (!call_arguments(n).empty()) return;
-      TSNode r = unparen(receiver(n));
-      if (!is(r, "identifier")) return;
-      auto os = m_.origins(r, m_.scope_of(n));
-      outer_steps = !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
-        if (!is(o.node, "call")) return false;
-        auto q = m_.callee_name(o.node, o.scope);
-        if (!q || !starts_with(*q, "torch.optim.")) q = optimizer_class_through_name(o.node, o.scope);
-        return q && starts_with(*q, "torch.optim.") && !starts_with(*q, "torch.optim.lr_scheduler");
-      });
+      if (!is(unparen(receiver(n)), "identifier")) return;
+      outer_steps = optimizer_step(n) == StepOf::Optimizer;
     });
     if (!outer_steps) return false;
     const auto* bs = m_.lookup(t(name), s);
@@ -4388,9 +4408,6 @@ class Builder {
     return true;
   }
 
-  // The device a move sends its receiver to, as source text for a `device=` argument:
-  // "\"cuda\"" for `.cuda()`, the argument of `.to(dev)` when every value of `dev` is a device
-  // string and one of them not the CPU. nullopt: not a move to an accelerator gpulint can see.
   // `X.device` for an X that is on an accelerator whenever the file runs on one: an Accelerate
   // `Accelerator` / Lightning `Fabric` (their `device` is the device they run on:
   // accelerate/accelerator.py, Accelerator.device), a tensor that tensor_where places there, or
@@ -4416,9 +4433,6 @@ class Builder {
     // module's own `device` property: where its parameters are), also as a parameter whose
     // callers pass it.
     if ((is(x, "identifier") || is(x, "attribute")) && cuda_model_for_callee(x, s)) return true;
-    // `self.q_eval.device` / `self.device` of an instance of a class of the file whose methods set
-    // `self.device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")`.
-    if (class_device_is_accelerator(m_.instance_class(x, s))) return true;
     // A tensor of this function (not a parameter: a helper written to follow whatever its
     // caller passes stays device-agnostic, and is left alone).
     TSNode root = root_identifier(x);
@@ -4437,44 +4451,11 @@ class Builder {
     if (b.kind != Binding::Kind::Param || b.param_index < 1 || !is(b.function, "function_definition") ||
         t(field(b.function, "name")) != "forward")
       return false;
-    TSNode block = m_.parent(b.function);
-    TSNode cls = is(block, "block") ? m_.parent(block) : TSNode{};
-    if (!is(cls, "class_definition")) return false;
+    TSNode cls = enclosing_class(b.function);
+    if (is_null(cls)) return false;
     for (const ModelInfo& mi : models_)
       if (mi.on_cuda && is(mi.origin, "call") && same(local_class(mi.origin, m_.scope_of(mi.origin)), cls)) return true;
     return false;
-  }
-
-  // True when class `cls` of the file sets `self.device` in its methods, every such value a
-  // device gpulint can evaluate and one of them an accelerator's.
-  bool class_device_is_accelerator(TSNode cls) const {
-    if (!is(cls, "class_definition")) return false;
-    bool any = false, accel = false, all_known = true;
-    visit_class_body(cls, [&](TSNode n) {
-      if (!is(n, "assignment")) return;
-      TSNode l = unparen(field(n, "left"));
-      if (!is(l, "attribute") || t(field(l, "attribute")) != "device" ||
-          !m_.is_instance_parameter(unparen(field(l, "object")), m_.scope_of(n)))
-        return;
-      any = true;
-      auto vs = m_.evaluate(field(n, "right"), m_.scope_of(n));
-      if (!values_known_devices(vs)) all_known = false;
-      for (const auto& v : vs)
-        if (v.kind == Value::Kind::Str && device_type_of(v.s) != "cpu" && device_type_of(v.s) != "meta") accel = true;
-    });
-    return any && all_known && accel;
-  }
-  // Calls `f` on every node of the methods of class `cls` (not nested classes or lambdas).
-  template <class F>
-  void visit_class_body(TSNode cls, const F& f) const {
-    std::vector<TSNode> stack{field(cls, "body")};
-    while (!stack.empty()) {
-      TSNode n = stack.back();
-      stack.pop_back();
-      if (is(n, "class_definition") || is(n, "lambda")) continue;
-      f(n);
-      for (uint32_t i = 0; i < named_count(n); ++i) stack.push_back(named(n, i));
-    }
   }
 
   // True when every origin of `x` is an Accelerate `Accelerator(...)` or a Lightning
@@ -4538,18 +4519,30 @@ class Builder {
     return true;
   }
 
+  // The device argument of a move `.to(dev)` / `.to(device=dev)` that takes nothing else but
+  // `non_blocking=`; a null node otherwise (and for `.cuda()`).
+  TSNode move_device_argument(TSNode move) const {
+    if (method_name(move, src_) != "to") return TSNode{};
+    auto a = positional_arguments(move);
+    TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
+    if (is_null(dev)) return TSNode{};
+    for (auto x : call_arguments(move))
+      if (!same(x, dev) && !(is(x, "keyword_argument") && (same(field(x, "value"), dev) || t(field(x, "name")) == "non_blocking")))
+        return TSNode{};
+    return dev;
+  }
+
+  // The device a move sends its receiver to, as source text for a `device=` argument:
+  // "\"cuda\"" for `.cuda()`, the argument of `.to(dev)` when it is the device of something on
+  // the accelerator (accelerator_device), or when every value of `dev` is a device string and
+  // one of them not the CPU. nullopt: not a move to an accelerator gpulint can see.
   std::optional<std::string> move_device(TSNode move, const Scope* s) const {
-    std::string_view meth = method_name(move, src_);
-    if (meth == "cuda") {
+    if (method_name(move, src_) == "cuda") {
       if (!call_arguments(move).empty()) return std::nullopt;
       return std::string("\"cuda\"");
     }
-    auto a = positional_arguments(move);
-    TSNode dev = a.empty() ? keyword_arg(move, "device", src_) : a[0];
+    TSNode dev = move_device_argument(move);
     if (is_null(dev)) return std::nullopt;
-    for (auto x : call_arguments(move))
-      if (!same(x, dev) && !(is(x, "keyword_argument") && (same(field(x, "value"), dev) || t(field(x, "name")) == "non_blocking")))
-        return std::nullopt;
     if (accelerator_device(dev, s)) return std::string(t(dev));
     auto vs = m_.evaluate(dev, s);
     bool accel = false;
@@ -4569,13 +4562,6 @@ class Builder {
     return {{end(fch.back()), end(fch.back()), ", device=" + device}};
   }
 
-  // `noise = torch.randn(b, 100)` then `noise = noise.to(device)` in the same iteration, or
-  // `m = torch.triu(torch.ones(n, n) == 1)`, `m = m.float().masked_fill(m == 0, v)`,
-  // `m = m.cuda() if use_gpu else m`: every statement of the block between the creation and
-  // the move that touches the name rebinds it to an out-of-place transform of itself, so the
-  // same host allocation and copy as `torch.randn(b, 100).to(device)`. Reported at the creation;
-  // the fix creates it there with `device=` (the later move then returns the tensor itself:
-  // Tensor.to docs, "if self already has the correct device, self is returned").
   // A function of the file that moves what one of its parameters receives to an accelerator on
   // every run that trains on the GPU: a statement at the top of its body, or at the top of the
   // consequence of a top-level `if` whose condition holds on every GPU run (truth_on_gpu:
@@ -4722,8 +4708,8 @@ class Builder {
     const auto* bs = m_.lookup(nm, s);
     if (!bs) return false;
     for (const Binding& b : *bs) {
+      // What a call returned (the creation itself is one).
       if (b.kind == Binding::Kind::Assign && !is_null(b.value) && is(unparen(b.value), "call")) continue;
-      if (b.kind == Binding::Kind::Assign && same(unparen(b.value), creation)) continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) && transform_of_name(b.value, nm))
         continue;
       return false;
@@ -4731,6 +4717,13 @@ class Builder {
     return true;
   }
 
+  // `noise = torch.randn(b, 100)` then `noise = noise.to(device)` in the same iteration, or
+  // `m = torch.triu(torch.ones(n, n) == 1)`, `m = m.float().masked_fill(m == 0, v)`,
+  // `m = m.cuda() if use_gpu else m`: every statement of the block between the creation and
+  // the move that touches the name rebinds it to an out-of-place transform of itself, so the
+  // same host allocation and copy as `torch.randn(b, 100).to(device)`. Reported at the creation;
+  // the fix creates it there with `device=` (the later move then returns the tensor itself:
+  // Tensor.to docs, "if self already has the correct device, self is returned").
   void created_then_moved_through_name(TSNode move, TSNode name, const Scope* s,
                                        const HelperMove* via = nullptr) {
     // The statement holding the move, and its block.
@@ -4806,14 +4799,13 @@ class Builder {
     // tensor would need CUDA on the runs without it: no fix then. A helper's device is text of
     // the helper's scope: only a literal is valid here.
     // `.to(x.device)` later: `x` may not exist yet where the tensor is created.
-    bool relative = !via && device->size() > 7 && device->compare(device->size() - 7, 7, ".device") == 0;
+    TSNode dev_arg = via ? TSNode{} : move_device_argument(move);
+    bool relative = is(unparen(dev_arg), "attribute") && accelerator_device(dev_arg, s);
     if (!assumes_gpu && !relative && (!via || starts_with(*device, "\""))) f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
   std::unordered_set<const void*> created_moved_;
 
-  // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`,
-  // `Variable(torch.randn(b, 100)).cuda()`, `torch.randn(b, 100).type(torch.cuda.FloatTensor)`.
   // ---- cross-file: functions another file may call once per step --------------------------
   // A function of this file is named, in every file, "<module>:<name>" (a module-level
   // function) or "<module>:<Class>.<name>" (a method of a module-level class), <module> being
@@ -4949,6 +4941,8 @@ class Builder {
     facts_.cross_file.calls.assign(edges.begin(), edges.end());
   }
 
+  // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`,
+  // `Variable(torch.randn(b, 100)).cuda()`, `torch.randn(b, 100).type(torch.cuda.FloatTensor)`.
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);

@@ -730,10 +730,19 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
   if (t == "attribute") {
     // `self.device`: every value the file stores into that attribute (`self.device =
     // torch.device("cuda:0" if ... else "cpu")` in __init__); unknown when one store is.
+    // Also through an instance of a class of the file (`self.q_eval.device` with `self.q_eval =
+    // DeepQNetwork(...)`, `agent.device` with `agent = Agent(...)`): the stores a read through
+    // that class's instances can see.
     TSNode obj = unparen(field(e, "object"));
+    const Scope* reader = nullptr;
     if (is_instance_parameter(obj, s)) {
+      reader = s;
+    } else if (TSNode cls = instance_class(obj, s); is(cls, "class_definition")) {
+      reader = function_scope(cls);
+    }
+    if (reader) {
       std::vector<Value> out;
-      for (const AttributeStore* st : self_attribute_stores(text(field(e, "attribute"), src_), s)) {
+      for (const AttributeStore* st : self_attribute_stores(text(field(e, "attribute"), src_), reader)) {
         if (is_null(st->value)) return unknown();
         add_all(out, evaluate(st->value, st->scope, depth + 1));
       }
@@ -1271,9 +1280,17 @@ std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* sc
     return out;
   }
   if (is(expr, "attribute")) {
+    // `self.optimizer`, and through an instance of a class of the file (`self.q_eval.optimizer`
+    // with `self.q_eval = DeepQNetwork(...)`): the stores a read through that class can see.
     TSNode obj = unparen(field(expr, "object"));
+    const Scope* reader = nullptr;
     if (is_instance_parameter(obj, scope)) {
-      for (const AttributeStore* st : self_attribute_stores(text(field(expr, "attribute"), src_), scope)) {
+      reader = scope;
+    } else if (TSNode cls = instance_class(obj, scope); is(cls, "class_definition")) {
+      reader = function_scope(cls);
+    }
+    if (reader) {
+      for (const AttributeStore* st : self_attribute_stores(text(field(expr, "attribute"), src_), reader)) {
         if (is_null(st->value)) continue;
         auto sub = origins(st->value, st->scope, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
@@ -1511,41 +1528,22 @@ TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int dept
     return cls;
   }
   if (!is(object, "attribute")) return TSNode{};
-  // `self.memory` / `agent.memory`: every `self.memory = D(...)` in the methods of the owner's
-  // class instantiates the same class D of the file.
+  // `self.memory` / `agent.memory`: every store of `.memory` that a read through an instance of
+  // the owner's class can see (self_attribute_stores: the class's own `self.memory = ...`, its
+  // in-file bases' and subclasses', and stores through other objects) instantiates the same
+  // class D of the file.
   TSNode owner = instance_class(field(object, "object"), scope, depth + 1);
-  if (!is(owner, "class_definition")) return TSNode{};
-  std::string_view attr = text(field(object, "attribute"), src_);
+  const Scope* owner_scope = is(owner, "class_definition") ? function_scope(owner) : nullptr;
+  if (!owner_scope) return TSNode{};
   TSNode cls{};
-  bool any = false;
-  std::vector<TSNode> stack{field(owner, "body")};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is(n, "class_definition") || is(n, "lambda")) continue;
-    if (is(n, "assignment") || is(n, "augmented_assignment")) {
-      TSNode l = unparen(field(n, "left"));
-      if (is(l, "attribute") && text(field(l, "attribute"), src_) == attr &&
-          is_instance_parameter(unparen(field(l, "object")), scope_of(n))) {
-        if (!is(n, "assignment")) return TSNode{};
-        TSNode c = instantiated(field(n, "right"), scope_of(n));
-        if (is_null(c) || (!is_null(cls) && !same(cls, c))) return TSNode{};
-        cls = c;
-        any = true;
-      } else if (!is(l, "identifier") && !is(l, "attribute") && !is(l, "subscript")) {
-        // `self.a, self.b = ...`: an assignment gpulint does not split here.
-        std::vector<TSNode> inner{l};
-        while (!inner.empty()) {
-          TSNode x = inner.back();
-          inner.pop_back();
-          if (is(x, "attribute") && text(field(x, "attribute"), src_) == attr) return TSNode{};
-          for (uint32_t i = 0; i < named_count(x); ++i) inner.push_back(named(x, i));
-        }
-      }
-    }
-    for (uint32_t i = 0; i < named_count(n); ++i) stack.push_back(named(n, i));
+  auto stores = self_attribute_stores(text(field(object, "attribute"), src_), owner_scope);
+  for (const AttributeStore* st : stores) {
+    if (is_null(st->value)) return TSNode{};  // unpacked or augmented: unknown
+    TSNode c = instantiated(st->value, st->scope);
+    if (is_null(c) || (!is_null(cls) && !same(cls, c))) return TSNode{};
+    cls = c;
   }
-  return any ? cls : TSNode{};
+  return cls;
 }
 
 TSNode SemanticModel::instance_method(TSNode object, std::string_view method, const Scope* scope) const {

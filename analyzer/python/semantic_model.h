@@ -185,7 +185,8 @@ class SemanticModel {
   /// too. Decided from bindings, not from the spelling `self`.
   bool is_instance_parameter(TSNode ident, const Scope* scope) const;
 
-  /// The scope of a function's body; null when `function_definition` is not one of this file's.
+  /// The scope of a function's (or a class's) body; null when the node is no definition of
+  /// this file.
   const Scope* function_scope(TSNode function_definition) const;
 
   /// Call sites in this file of the function defined by `function_definition` (for a class's
@@ -202,8 +203,9 @@ class SemanticModel {
   TSNode instance_method(TSNode object, std::string_view method, const Scope* scope) const;
   /// The class of this file that `object` (seen from `scope`) is an instance of: for a name,
   /// the class every binding of it instantiates (`agent = Agent(...)`); for `self` in a method,
-  /// that method's class; for `x.attr` (`self.memory`, `agent.memory`), the class every
-  /// `self.attr = D(...)` in the methods of x's class instantiates. A null node otherwise.
+  /// that method's class; for `x.attr` (`self.memory`, `agent.memory`), the class every store
+  /// of `.attr` visible through an instance of x's class (self_attribute_stores) instantiates.
+  /// A null node otherwise.
   TSNode instance_class(TSNode object, const Scope* scope, int depth = 0) const;
 
   /// All `call` nodes of the module, in source order (collected in the model's walk).
