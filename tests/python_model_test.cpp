@@ -515,17 +515,13 @@ TEST(SemanticModelInstanceMethods, AttributesReadThroughAnInstanceSeeItsClassSto
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
   auto values = [&](const std::string& marker) {
-    TSNode a = named_node_at(tree, src, marker, 0);
-    while (!ts_node_is_null(a) && type(a) != "attribute") a = ts_node_parent(a);
-    while (!ts_node_is_null(ts_node_parent(a)) && type(ts_node_parent(a)) == "attribute") a = ts_node_parent(a);
+    TSNode a = self_attribute_at(tree, src, marker);  // the outermost attribute there
     return strings_of(m.evaluate(a, m.scope_of(a)));
   };
-  EXPECT_EQ(values("self.q_eval.device"), (std::vector<std::string>{"cpu", "cuda:0"}));
-  EXPECT_EQ(values("self.other.device"), (std::vector<std::string>{"<not a string>"}));  // two classes
-  TSNode opt = named_node_at(tree, src, "self.q_eval.optimizer.step", 0);
-  while (!ts_node_is_null(opt) && !(type(opt) == "attribute" && text(opt, src) == "self.q_eval.optimizer"))
-    opt = ts_node_parent(opt);
-  ASSERT_FALSE(ts_node_is_null(opt));
+  EXPECT_EQ(values("self.q_eval.device  # q"), (std::vector<std::string>{"cpu", "cuda:0"}));
+  EXPECT_EQ(values("self.other.device  # other"), (std::vector<std::string>{"<not a string>"}));  // two classes
+  TSNode opt = field(self_attribute_at(tree, src, "self.q_eval.optimizer.step"), "object");
+  ASSERT_EQ(text(opt, src), "self.q_eval.optimizer");
   auto os = m.origins(opt, m.scope_of(opt));
   ASSERT_EQ(os.size(), 1u);
   EXPECT_EQ(text(os[0].node, src), "torch.optim.Adam([])");
