@@ -3844,7 +3844,7 @@ class Builder {
           int candidates = 0;
           std::string name;
           for_each_named_child(args, [&](TSNode a) {
-            if (is(a, "comment")) return;
+            if (is_extra(a)) return;
             if (is(a, "keyword_argument")) a = field(a, "value");
             if (is(a, "list_splat") || is(a, "dictionary_splat") || is_null(a)) { ++candidates; return; }
             TSNode root = graph_root(a);

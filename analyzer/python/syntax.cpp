@@ -57,7 +57,27 @@ std::vector<TSNode> named_children(TSNode n) {
   std::vector<TSNode> out;
   out.reserve(ts_node_named_child_count(n));
   for_each_named_child(n, [&](TSNode ch) {
-    if (!is(ch, "comment")) out.push_back(ch);
+    if (!is_extra(ch)) out.push_back(ch);
+  });
+  return out;
+}
+
+uint32_t named_count(TSNode n) {
+  uint32_t k = 0;
+  for_each_named_child(n, [&](TSNode ch) { k += is_extra(ch) ? 0 : 1; });
+  return k;
+}
+
+TSNode named(TSNode n, uint32_t i) {
+  TSNode out{};
+  uint32_t k = 0;
+  bool found = false;
+  for_each_named_child(n, [&](TSNode ch) {
+    if (found || is_extra(ch)) return;
+    if (k++ == i) {
+      out = ch;
+      found = true;
+    }
   });
   return out;
 }

@@ -46,8 +46,15 @@ inline uint32_t end(TSNode n) { return ts_node_end_byte(n); }
 inline std::string_view text(TSNode n, std::string_view src) {
   return src.substr(start(n), end(n) - start(n));
 }
-inline uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
-inline TSNode named(TSNode n, uint32_t i) { return ts_node_named_child(n, i); }
+/// True for the grammar's extras, which tree-sitter places among the children of whatever
+/// node is open where they occur: `comment` and `line_continuation` (a backslash-newline;
+/// tree-sitter-python grammar.js, `extras`). `a, b = \\\n c, d` has a line_continuation
+/// between the assignment's left and right, and one inside a tuple spread over lines.
+inline bool is_extra(TSNode n) { return ts_node_is_extra(n); }
+/// The number of named children of `n` that are not extras (comments, line continuations).
+uint32_t named_count(TSNode n);
+/// The `i`-th named child of `n` that is not an extra (0-based), or a null node.
+TSNode named(TSNode n, uint32_t i);
 inline TSNode parent(TSNode n) { return ts_node_parent(n); }
 inline bool same(TSNode a, TSNode b) { return ts_node_eq(a, b); }
 
@@ -90,7 +97,7 @@ void for_each_named_child(TSNode n, F&& f) {
   }
 }
 
-/// The named children of `n`, skipping comments.
+/// The named children of `n`, skipping extras (comments, line continuations).
 std::vector<TSNode> named_children(TSNode n);
 
 /// Removes redundant parentheses: `((x))` -> `x`.
