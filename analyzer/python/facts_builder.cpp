@@ -47,7 +47,10 @@ const std::set<std::string_view> kSameDeviceMethods = {
 const std::set<std::string_view> kHostTransforms = {
     "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
     "masked_fill", "transpose", "t", "permute", "view", "reshape", "unsqueeze", "squeeze",
-    "contiguous", "clone", "expand", "repeat", "flip", "triu", "tril", "flatten"};
+    "contiguous", "clone", "expand", "repeat", "flip", "triu", "tril", "flatten",
+    // Shaped like another tensor, on this one's device (torch/_tensor_docs.py: expand_as is
+    // "self.expand(other.size())", view_as "self.view(other.size())", reshape_as likewise).
+    "expand_as", "view_as", "reshape_as"};
 // The dtypes of torch/__init__.py (torch.float32 and its aliases float, ..., torch.bool): the
 // argument of a `Tensor.to(dtype)` cast, which keeps the tensor on its device
 // (torch/_tensor_docs.py, Tensor.to: "torch.to(dtype, ...) -> Tensor" returns a Tensor with the
@@ -224,6 +227,8 @@ class Builder {
     /// Every placement of the model in file order: (offset of the call, to CUDA). `.cpu()`
     /// and `.to("cpu")` are placements off CUDA.
     std::vector<std::pair<uint32_t, bool>> placements;
+    /// The calls that place it on CUDA (`.cuda()`, `.to(<a CUDA device>)`), in file order.
+    std::vector<TSNode> cuda_placements;
     /// Is the model on CUDA right after the placements before `offset` in straight-line code?
     /// False when there is none.
     bool on_cuda_before(uint32_t offset) const {
@@ -611,6 +616,7 @@ class Builder {
       info.on_cuda = true;
       info.cuda_method = true;
       info.placements.emplace_back(start(call), true);
+      info.cuda_placements.push_back(call);
       return;
     }
     auto a = positional_arguments(call);
@@ -621,6 +627,7 @@ class Builder {
     if (cuda) {
       info.on_cuda = true;
       info.device_text = std::string(t(dev));
+      info.cuda_placements.push_back(call);
     }
   }
 
@@ -4334,6 +4341,10 @@ class Builder {
   std::optional<bool> truth_on_gpu(TSNode cond, const Scope* s, bool* assumes_gpu, int depth = 0) const {
     cond = unparen(cond);
     if (is_null(cond) || depth > 8) return std::nullopt;
+    if (auto v = placement_condition_truth(cond)) {
+      if (assumes_gpu) *assumes_gpu = true;
+      return v;
+    }
     if (is(cond, "not_operator")) {
       auto v = truth_on_gpu(field(cond, "argument"), s, assumes_gpu, depth + 1);
       if (v) return !*v;
@@ -4384,6 +4395,124 @@ class Builder {
       if (r) return r;
     }
     return constant_truth(cond, s, 0, /*literals_only=*/false);
+  }
+
+  // A condition that decides whether a model the file trains goes to CUDA: every CUDA placement
+  // of that model sits under it, with the same truth (`if not args.use_cpu: classifier =
+  // classifier.cuda()`, `if self.use_cuda: self.G.cuda()`, `Net().cuda() if gpu else Net()`, the
+  // else of `if args.cpu:`). A run that trains on CUDA took that side, so the condition has that
+  // truth on every such run, whatever a command line or a caller sets it to.
+  struct PlacementCondition {
+    TSNode cond;
+    bool truth;
+    const ModelInfo* model = nullptr;  // the model it places
+  };
+  // The innermost condition guarding `n` inside its function (an `if` / `elif` whose body holds
+  // it, the `if` of an `else` holding it, a conditional expression's condition) and the truth
+  // it needs; nullopt when none does.
+  std::optional<PlacementCondition> innermost_guard(TSNode n) const {
+    for (TSNode child = n, p = m_.parent(n); !is_null(p); child = p, p = m_.parent(p)) {
+      if (is_def(p) || is(p, "lambda") || is(p, "module")) return std::nullopt;
+      if (is(p, "if_statement") || is(p, "elif_clause")) {
+        if (same(child, field(p, "consequence"))) return PlacementCondition{unparen(field(p, "condition")), true};
+        if (is(child, "else_clause") && is(p, "if_statement") && named_children(p).size() == 3)
+          return PlacementCondition{unparen(field(p, "condition")), false};  // `if c: ... else: ...` only
+        if (!same(child, field(p, "condition"))) return std::nullopt;  // under an elif/else of several
+      }
+      if (is(p, "conditional_expression")) {
+        auto parts = named_children(p);  // [consequence, condition, alternative]
+        if (parts.size() != 3) return std::nullopt;
+        if (same(child, parts[0])) return PlacementCondition{unparen(parts[1]), true};
+        if (same(child, parts[2])) return PlacementCondition{unparen(parts[1]), false};
+      }
+    }
+    return std::nullopt;
+  }
+  const std::vector<PlacementCondition>& placement_conditions() const {
+    if (placement_conditions_) return *placement_conditions_;
+    placement_conditions_.emplace();
+    for (const ModelInfo& mi : models_) {
+      if (!mi.on_cuda || mi.cuda_placements.empty()) continue;
+      std::optional<PlacementCondition> first;
+      bool all = true;
+      for (TSNode call : mi.cuda_placements) {
+        auto g = innermost_guard(call);
+        if (!g || (first && (first->truth != g->truth || !same_condition(first->cond, g->cond)))) {
+          all = false;
+          break;
+        }
+        if (!first) first = g;
+      }
+      if (all && first) {
+        first->model = &mi;
+        placement_conditions_->push_back(*first);
+      }
+    }
+    return *placement_conditions_;
+  }
+  mutable std::optional<std::vector<PlacementCondition>> placement_conditions_;
+  // The truth `cond` has on every run that trains on CUDA when it is the placement condition
+  // (placement_conditions) of a model that the function holding `cond` calls — that function's
+  // GPU runs are those of that model (`train_twice()` of a file whose `train_encoder()` places
+  // its encoder under `args.cuda` says nothing about `train_twice()`'s runs); nullopt otherwise.
+  std::optional<bool> placement_condition_truth(TSNode cond) const {
+    if (!is(cond, "identifier") && !is(cond, "attribute") && !is(cond, "not_operator") &&
+        !is(cond, "comparison_operator") && !is(cond, "boolean_operator"))
+      return std::nullopt;
+    const auto& pcs = placement_conditions();
+    if (pcs.empty()) return std::nullopt;
+    const auto& called = models_called_in(enclosing_function(cond));
+    for (const PlacementCondition& pc : pcs)
+      if (called.count(pc.model) && same_condition(cond, pc.cond)) return pc.truth;
+    return std::nullopt;
+  }
+  // The models that calls in function `def` (module-level code for a null `def`) compute with:
+  // callee_models of every call's callee. Memoised per function.
+  const std::set<const ModelInfo*>& models_called_in(TSNode def) const {
+    const void* key = is_null(def) ? nullptr : def.id;
+    auto it = models_called_in_.find(key);
+    if (it != models_called_in_.end()) return it->second;
+    std::set<const ModelInfo*> out;
+    for (TSNode c : m_.calls()) {
+      if (!same(enclosing_function(c), def) && !(is_null(def) && is_null(enclosing_function(c)))) continue;
+      for (const ModelInfo* mi : callee_models(field(c, "function"), m_.scope_of(c)).models) out.insert(mi);
+    }
+    return models_called_in_.emplace(key, std::move(out)).first->second;
+  }
+  mutable std::unordered_map<const void*, std::set<const ModelInfo*>> models_called_in_;
+  // Two conditions that read the same values: the same expression (same_expression) whose
+  // names resolve to the same bindings — a name found in the same scope, or the instance
+  // parameter (`self`) of methods of the same class. Attribute names and literals are compared
+  // as spelled.
+  bool same_condition(TSNode a, TSNode b) const {
+    if (!same_expression(a, b)) return false;
+    std::vector<TSNode> ia, ib;
+    auto names = [&](TSNode root, std::vector<TSNode>& out) {
+      visit(root, [&](TSNode n) {
+        if (!is(n, "identifier")) return;
+        TSNode p = m_.parent(n);
+        if (is(p, "attribute") && same(field(p, "attribute"), n)) return;
+        if (is(p, "keyword_argument") && same(field(p, "name"), n)) return;
+        out.push_back(n);
+      });
+    };
+    names(a, ia);
+    names(b, ib);
+    if (ia.size() != ib.size()) return false;
+    for (std::size_t i = 0; i < ia.size(); ++i) {
+      const Scope* sa = m_.scope_of(ia[i]);
+      const Scope* sb = m_.scope_of(ib[i]);
+      if (m_.is_instance_parameter(ia[i], sa) || m_.is_instance_parameter(ib[i], sb)) {
+        if (!m_.is_instance_parameter(ia[i], sa) || !m_.is_instance_parameter(ib[i], sb)) return false;
+        TSNode ca = enclosing_class(enclosing_function(ia[i])), cb = enclosing_class(enclosing_function(ib[i]));
+        if (is_null(ca) || !same(ca, cb)) return false;
+        continue;
+      }
+      const Scope* fa = nullptr;
+      const Scope* fb = nullptr;
+      if (!m_.lookup(t(ia[i]), sa, &fa) || !m_.lookup(t(ib[i]), sb, &fb) || fa != fb) return false;
+    }
+    return true;
   }
 
   // True when the move `move`, inside statement `stmt`, runs whenever `stmt` runs on a run
