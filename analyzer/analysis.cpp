@@ -15,6 +15,9 @@ namespace {
 // (`print x`, `exec code`), which tree-sitter-python parses without error nodes?
 struct StatementScan {
   bool imports_torch = false;
+  /// `from M import *` of a module outside torch's family (a project's `from utils import *`
+  /// that re-exports `torch`: SemanticModel::unbound_name reads the name `torch` then).
+  bool star_import = false;
   uint32_t python2_statements = 0;
   uint32_t first_python2 = 0;
 };
@@ -46,7 +49,12 @@ void scan_statements(TSNode n, std::string_view src, StatementScan& out, int dep
   python::for_each_named_child(n, [&](TSNode ch) {
     const char* t = ts_node_type(ch);
     if (std::strcmp(t, "import_statement") == 0 || std::strcmp(t, "import_from_statement") == 0) {
-      if (!out.imports_torch && is_torch_import(ch, t, src)) out.imports_torch = true;
+      bool torch_import = is_torch_import(ch, t, src);
+      if (torch_import) out.imports_torch = true;
+      if (!torch_import && std::strcmp(t, "import_from_statement") == 0)
+        python::for_each_named_child(ch, [&](TSNode c) {
+          if (std::strcmp(ts_node_type(c), "wildcard_import") == 0) out.star_import = true;
+        });
       return;
     }
     if (std::strcmp(t, "print_statement") == 0 || std::strcmp(t, "exec_statement") == 0) {
@@ -72,8 +80,8 @@ uint32_t python_syntax_error_count(std::string_view text) {
   return std::max<uint32_t>(python::summarize(root).error_count, 1) + scan.python2_statements;
 }
 
-// Every rule needs an import of torch or a torch-based framework, and an import statement
-// names its module: a file whose bytes contain none of these names cannot have one. This is a
+// Every rule needs an import of torch or a torch-based framework (or a star import that may
+// re-export `torch`, which the file must then name), and an import statement names its module: a file whose bytes contain none of these names cannot have one. This is a
 // necessary condition only (the import itself is then decided on the syntax tree), and it spares
 // the parse of most files in a mixed repository.
 bool may_import_torch_family(std::string_view text) {
@@ -138,7 +146,9 @@ FileReport analyze_root(const SourceFile& source, TSNode root, const FileSetting
     // Python 2 only: `print x` / `exec code` are not Python 3.
     report.syntax_error = SyntaxErrorNote{scan.first_python2, scan.python2_statements, {}};
   }
-  if (!scan.imports_torch) return report;
+  // A file that only star-imports a project module (`from cgan import *`, which re-exports
+  // torch) is analysed too: its `torch.` names resolve to torch (SemanticModel::unbound_name).
+  if (!scan.imports_torch && !scan.star_import) return report;
 
   python::SemanticModel model(source.text(), root);
   if (model.too_deep()) {

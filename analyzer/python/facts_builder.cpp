@@ -1792,7 +1792,27 @@ class Builder {
   // that back-propagates or iterates a DataLoader at its own level (step_site) — followed
   // through at most two calls. A helper called once per epoch (saving sample images) is not.
   bool runs_per_step(TSNode n) {
-    return in_loop_within_function(n) || in_module_forward(n) || called_per_step(n, 0);
+    if (in_loop_within_function(n)) return !beside_inner_step_loop(n);
+    return in_module_forward(n) || called_per_step(n, 0);
+  }
+  // True when the innermost loop holding `n` is no step loop itself but runs, beside `n` and on
+  // every iteration, a loop over a DataLoader (a statement of its body, or inside a `with` there):
+  // `for epoch in ...: labels = torch.ones(b).to(device)` then `for x, y in loader:` — `n`
+  // runs once per epoch, not once per step. (A GAN's generator step around its critic's inner
+  // loop back-propagates at its own level, a step loop; a PPO update's epochs over a rollout and
+  // a replay agent's occasional inner update loop are no loader loops: those stay per step.)
+  bool beside_inner_step_loop(TSNode n) {
+    TSNode loop = innermost_loop(n);
+    if (is_null(loop) || step_loop(loop)) return false;
+    TSNode body = field(loop, "body");
+    for (const auto& [inner, indices] : loader_loops()) {
+      if (same(inner, loop) || !contains(body, inner) || contains(inner, n)) continue;
+      bool every_iteration = true;
+      for (TSNode p = m_.parent(inner); !is_null(p) && !same(p, body); p = m_.parent(p))
+        if (!is(p, "block") && !is(p, "with_statement")) every_iteration = false;
+      if (every_iteration) return true;
+    }
+    return false;
   }
   bool called_per_step(TSNode n, int depth) {
     TSNode fn = enclosing_function(n);
@@ -3775,6 +3795,9 @@ class Builder {
       // Names back-propagated in this loop (`loss.backward()`): what they are assigned in the
       // loop is attached to the graph by construction, unless the value is detached.
       std::set<std::string> backprop_names;
+      // Where each of them is last back-propagated: a value bound after that (`loss =
+      // scalar(loss)` after `loss.backward()`) is not the back-propagated one.
+      std::map<std::string, uint32_t> last_backward;
       // (One walk fills both sets; only calls back-propagate.)
       visit(field(loop, "body"), [&](TSNode n) {
         if (!is(n, "call")) return;
@@ -3786,7 +3809,11 @@ class Builder {
           TSNode r = root_identifier(bt);
           if (!is_null(r)) consumed.insert(std::string(t(r)) + "#backward");
           TSNode b = unparen(bt);
-          if (is(b, "identifier")) backprop_names.insert(std::string(t(b)));
+          if (is(b, "identifier")) {
+            backprop_names.insert(std::string(t(b)));
+            uint32_t& at = last_backward[std::string(t(b))];
+            at = std::max(at, end(n));
+          }
         }
       });
       // A LightningModule's training_step returns the loss Lightning back-propagates: a tensor,
@@ -3800,7 +3827,10 @@ class Builder {
               auto key = m_.evaluate(field(pair, "key"), s);
               if (key.size() == 1 && key[0].kind == Value::Kind::Str && key[0].s == "loss") r = unparen(field(pair, "value"));
             }
-          if (is(r, "identifier")) backprop_names.insert(std::string(t(r)));
+          if (is(r, "identifier")) {
+            backprop_names.insert(std::string(t(r)));
+            last_backward[std::string(t(r))] = end(loop);  // Lightning back-propagates it after the return
+          }
         }
       }
       // The terms of a back-propagated sum assigned in this loop (`loss = loss1 + loss2` before
@@ -3813,6 +3843,7 @@ class Builder {
         if (!is(n, "assignment")) return;
         TSNode left = unparen(field(n, "left"));
         if (!is(left, "identifier") || !backprop_names.count(std::string(t(left)))) return;
+        if (start(n) >= last_backward[std::string(t(left))]) return;  // bound after its backward
         std::function<void(TSNode)> terms = [&](TSNode e) {
           e = unparen(e);
           if (is(e, "identifier")) { backprop_terms.insert(std::string(t(e))); return; }
@@ -3845,6 +3876,7 @@ class Builder {
           TSNode left = unparen(field(n, "left"));
           TSNode right = unparen(field(n, "right"));
           if (!is(left, "identifier") || !backprop_names.count(std::string(t(left))) || !is(right, "call")) return;
+          if (start(n) >= last_backward[std::string(t(left))]) return;  // `loss = scalar(loss)` after backward
           if (!is_null(receiver(right)) && kDetaching.count(method_name(right, src_))) return;
           TSNode args = field(right, "arguments");
           if (!is(args, "argument_list")) return;
@@ -3909,7 +3941,7 @@ class Builder {
                                  !reset_every_step(left, s, loop);
                 if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
                 else if (attached(right, s, att)) att.insert(name);
-                else if (backprop_names.count(name) && !detaches(right)) att.insert(name);
+                else if (backprop_names.count(name) && !detaches(right) && start(ch) < last_backward[name]) att.insert(name);
                 else if (backprop_inputs.count(name) && is(unparen(right), "call") && !detaches(right))
                   att.insert(name);
                 else if (backprop_terms.count(name) && !detaches(right) && computed_from_attached(right))
