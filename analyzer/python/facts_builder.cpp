@@ -229,6 +229,8 @@ class Builder {
     std::vector<std::pair<uint32_t, bool>> placements;
     /// The calls that place it on CUDA (`.cuda()`, `.to(<a CUDA device>)`), in file order.
     std::vector<TSNode> cuda_placements;
+    /// The device argument of every `.to(<device>)` placement, whatever it evaluates to.
+    std::vector<TSNode> placement_devices;
     /// Is the model on CUDA right after the placements before `offset` in straight-line code?
     /// False when there is none.
     bool on_cuda_before(uint32_t offset) const {
@@ -622,6 +624,7 @@ class Builder {
     auto a = positional_arguments(call);
     TSNode dev = a.empty() ? keyword_arg(call, "device", src_) : a[0];
     if (is_null(dev)) return;
+    info.placement_devices.push_back(unparen(dev));
     bool cuda = values_cuda(m_.evaluate(dev, s));
     info.placements.emplace_back(start(call), cuda);
     if (cuda) {
@@ -4429,6 +4432,22 @@ class Builder {
     return constant_truth(cond, s, 0, /*literals_only=*/false);
   }
 
+  // `.to(self.device)` where the function holding it calls a model that the file placed with
+  // `.to(self.device)` too (the same expression, names bound alike: same_condition), in a file
+  // that means to use CUDA (gpu_intent_): `self.device` is a constructor parameter whose value
+  // gpulint cannot see, but on every run that trains that model on the GPU it is the GPU, so the
+  // move is a copy to the GPU there. (A device only a parameter names, with no such model
+  // placement beside it, stays undecided.)
+  bool trained_model_device(TSNode dev) const {
+    dev = unparen(dev);
+    if (!gpu_intent_ || (!is(dev, "identifier") && !is(dev, "attribute"))) return false;
+    const auto& called = models_called_in(enclosing_function(dev));
+    for (const ModelInfo* mi : called)
+      for (TSNode pd : mi->placement_devices)
+        if (same_condition(dev, pd)) return true;
+    return false;
+  }
+
   // A condition that decides whether a model the file trains goes to CUDA: every CUDA placement
   // of that model sits under it, with the same truth (`if not args.use_cpu: classifier =
   // classifier.cuda()`, `if self.use_cuda: self.G.cuda()`, `Net().cuda() if gpu else Net()`, the
@@ -4704,7 +4723,7 @@ class Builder {
     }
     TSNode dev = move_device_argument(move);
     if (is_null(dev)) return std::nullopt;
-    if (accelerator_device(dev, s)) return std::string(t(dev));
+    if (accelerator_device(dev, s) || trained_model_device(dev)) return std::string(t(dev));
     auto vs = m_.evaluate(dev, s);
     bool accel = false;
     for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
