@@ -4309,6 +4309,27 @@ class Builder {
     return false;
   }
 
+  // `torch.Tensor(images[0])`, `torch.FloatTensor(batch)` where the data is (an element of) a
+  // batch a DataLoader loop yields: the batch is already a tensor, and a legacy constructor given
+  // a tensor of its type returns that tensor (torch/csrc/utils/tensor_new.cpp,
+  // legacy_tensor_generic_ctor_new: "new(Tensor other)" aliases it) — no host creation.
+  bool loader_batch_alias(TSNode factory, const Scope* s) {
+    const auto& q = m_.callee_name(factory, s);
+    if (!q || !host_legacy_constructor(*q)) return false;
+    auto a = positional_arguments(factory);
+    if (a.size() != 1 || call_arguments(factory).size() != 1) return false;
+    TSNode root = root_identifier(a[0]);
+    if (is_null(root) || is(unparen(a[0]), "call")) return false;
+    const auto* bs = m_.lookup(t(root), m_.scope_of(factory));
+    if (!bs) return false;
+    for (const Binding& b : *bs) {
+      if (b.kind != Binding::Kind::For) continue;
+      for (const auto& [loop, indices] : loader_loops())
+        if (same(loop, b.stmt)) return true;
+    }
+    return false;
+  }
+
   // True when `e` may be a tensor on the accelerator: (an element, attribute or slice of) the
   // output of one of the file's models, which is on the model's device — names followed through
   // every assignment, unpacking included (`y1, y2 = model(x1, x2)`) —, or placed there by
@@ -4853,7 +4874,7 @@ class Builder {
         continue;
       }
       TSNode factory{};
-      if (!host_creation(v, s, factory) || dead(call) || cache_fill(call)) continue;
+      if (!host_creation(v, s, factory) || loader_batch_alias(factory, s) || dead(call) || cache_fill(call)) continue;
       std::string pending;
       if (!runs_per_step(call) && (pending = cross_file_candidate(call)).empty()) continue;
       TSNode stmt = call;
@@ -4957,7 +4978,7 @@ class Builder {
     }
     if (is_null(creation) || (mentions(creation, nm) && !converts_own_host_value(creation, nm, s))) return;
     TSNode factory{};
-    if (!host_creation(creation, s, factory)) return;
+    if (!host_creation(creation, s, factory) || loader_batch_alias(factory, s)) return;
     if (dead(creation)) return;
     if (cache_fill(move)) return;
     std::string pending;
@@ -5141,7 +5162,7 @@ class Builder {
       TSNode factory{};
       // Casts and shape transforms between the creation and the move (`torch.rand(n).reshape(-1,
       // 1).to(device)`) leave it a host tensor that is then copied.
-      if (!host_creation(r, s, factory)) continue;
+      if (!host_creation(r, s, factory) || loader_batch_alias(factory, s)) continue;
       if (cache_fill(c)) continue;
       std::string pending;
       if (!runs_per_step(c) && (pending = cross_file_candidate(c)).empty()) continue;
