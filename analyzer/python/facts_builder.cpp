@@ -1692,8 +1692,22 @@ class Builder {
       return loader_indices_for(ia[0], s);
     }
     std::vector<int> out;
-    for (const auto& o : m_.origins(it, s)) {
+    auto origins = m_.origins(it, s);
+    // `loader = iter(loader)`: the name's first value, the loader, is what iter() wraps.
+    auto wrapped_by_iter = [&](TSNode n) {
+      for (const auto& o : origins) {
+        if (!is(o.node, "call")) continue;
+        const auto& iq = m_.callee_name(o.node, o.scope);
+        auto ia = positional_arguments(o.node);
+        if (iq && *iq == "builtins.iter" && ia.size() == 1 && is(unparen(ia[0]), "identifier") &&
+            t(unparen(ia[0])) == t(it) && start(n) < start(o.node))
+          return true;
+      }
+      return false;
+    };
+    for (const auto& o : origins) {
       if (!is(o.node, "call")) return {};
+      if (wrapped_by_iter(o.node) && !loader_indices_for(o.node, o.scope).empty()) continue;
       const auto& iq = m_.callee_name(o.node, o.scope);
       auto ia = positional_arguments(o.node);
       if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
