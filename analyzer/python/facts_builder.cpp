@@ -5172,6 +5172,19 @@ class Builder {
         created_then_moved_through_name(c, r, s);
         continue;
       }
+      // `labels = torch.FloatTensor(b, 1).random_(0, 10)` then `labels = labels.long().cuda()`:
+      // a cast or reshape of the name, moved in the same expression.
+      {
+        TSNode base = r;
+        for (int i = 0; i < 8 && is(base, "call") && kHostTransforms.count(method_name(base, src_)) &&
+                        !is_null(receiver(base));
+             ++i)
+          base = unparen(receiver(base));
+        if (is(base, "identifier") && !same(base, r)) {
+          created_then_moved_through_name(c, base, s);
+          continue;
+        }
+      }
       if (!is(r, "call")) continue;
       TSNode factory{};
       // Casts and shape transforms between the creation and the move (`torch.rand(n).reshape(-1,
