@@ -3136,6 +3136,17 @@ class Builder {
       if (is_def(p) || is(p, "lambda")) break;
       if ((is(p, "for_statement") || is(p, "while_statement")) && backprops_at_its_level(p)) return false;
     }
+    // A loop over positions of one input (`for c in range(chunk_len): loss += criterion(model(x[:,
+    // c]), t[:, c])` in a function that evaluates one batch and returns `loss.item()`) keeps the
+    // graph of that one call only, which dies with it; an evaluation loop over batches keeps
+    // every batch's. So a `range()` loop of a function, in no loop of its own, that is no step
+    // loop is left out.
+    if (is(loop, "for_statement") && !step_loop(loop) && !is_null(enclosing_function(loop)) &&
+        !in_loop_within_function(loop)) {
+      TSNode it = unparen(field(loop, "right"));
+      const auto& q = is(it, "call") ? m_.callee_name(it, m_.scope_of(it)) : std::optional<std::string>{};
+      if (q && *q == "builtins.range") return false;
+    }
     return runs_with_grad(loop, 0);
   }
 
