@@ -1669,6 +1669,17 @@ class Builder {
 
   // `next(train_iter)` where the iterator comes from `iter(loader)`: the loaders it draws a
   // batch from (https://docs.python.org/3/library/functions.html#next); empty otherwise.
+  // `next(enumerate(x, ...))`: a (count, item) pair.
+  bool next_of_enumerate(TSNode call, const Scope* s) const {
+    call = unparen(call);
+    if (!is(call, "call")) return false;
+    const auto& q = m_.callee_name(call, s);
+    auto pa = positional_arguments(call);
+    if (!q || *q != "builtins.next" || pa.empty() || !is(unparen(pa[0]), "call")) return false;
+    const auto& iq = m_.callee_name(unparen(pa[0]), s);
+    return iq && *iq == "builtins.enumerate";
+  }
+
   std::vector<int> next_batch_loaders(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return {};
     const auto& q = m_.callee_name(call, s);
@@ -1684,11 +1695,12 @@ class Builder {
     } else {
       return {};
     }
-    // next(iter(loader)) inline, or a name bound to iter(loader).
+    // next(iter(loader)) inline, or a name bound to iter(loader); next(enumerate(loader, 0))
+    // draws (0, the first batch) from a fresh enumerate (next_of_enumerate).
     if (is(it, "call")) {
       const auto& iq = m_.callee_name(it, s);
       auto ia = positional_arguments(it);
-      if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
+      if (!iq || (*iq != "builtins.iter" && *iq != "builtins.enumerate") || ia.empty()) return {};
       return loader_indices_for(ia[0], s);
     }
     std::vector<int> out;
@@ -2452,6 +2464,14 @@ class Builder {
       auto c = classify(right, s, st);
       std::vector<TSNode> ids;
       collect_identifiers(left, ids);
+      // `j, data = next(enumerate(test_loader, 0))`: `j` is the count, `data` the batch.
+      if (next_of_enumerate(right, s) && elems.size() == 2) {
+        ids.clear();
+        collect_identifiers(elems[1], ids);
+        std::vector<TSNode> count;
+        collect_identifiers(elems[0], count);
+        for (auto id : count) st.names.erase(std::string(t(id)));
+      }
       for (auto id : ids) {
         std::string name(t(id));
         if (c && !(conditional && *c == State::Moved)) { st.names[name] = *c; st.ever.insert(name); }
