@@ -4485,6 +4485,11 @@ class Builder {
       }
       return std::nullopt;
     }
+    if (is(cond, "attribute") && t(field(cond, "attribute")) == "is_cuda" && in_module_forward(cond) &&
+        module_runs_on_gpu_when_cuda(unparen(field(cond, "object")))) {
+      if (assumes_gpu) *assumes_gpu = true;
+      return true;
+    }
     if (is(cond, "identifier")) {
       // Every origin decided alike (one that is the name itself: an unbound global, undecided).
       std::optional<bool> r;
@@ -4630,6 +4635,32 @@ class Builder {
       if (!m_.lookup(t(ia[i]), sa, &fa) || !m_.lookup(t(ib[i]), sb, &fb) || fa != fb) return false;
     }
     return true;
+  }
+
+  // In an nn.Module's forward(): `next(self.parameters()).is_cuda` and `x.is_cuda` of one of
+  // forward's tensor parameters are true on every run where the module computes on the GPU —
+  // its parameters are there, and so must its inputs be (a CUDA module given CPU inputs
+  // raises). The runs gpulint's findings are about are those.
+  bool module_runs_on_gpu_when_cuda(TSNode obj) const {
+    if (is(obj, "call")) {  // next(self.parameters())
+      const auto& q = m_.callee_name(obj, m_.scope_of(obj));
+      auto a = positional_arguments(obj);
+      if (!q || *q != "builtins.next" || a.size() != 1 || !is(unparen(a[0]), "call")) return false;
+      TSNode inner = unparen(a[0]);
+      TSNode r = receiver(inner);
+      return method_name(inner, src_) == "parameters" && !is_null(r) && is(r, "identifier") &&
+             m_.is_instance_parameter(r, m_.scope_of(r));
+    }
+    if (!is(obj, "identifier") || m_.is_instance_parameter(obj, m_.scope_of(obj))) return false;
+    const auto* bs = m_.lookup(t(obj), m_.scope_of(obj));
+    if (!bs || !is_null(innermost_loop(obj))) return false;
+    // The parameter itself: every other binding of the name comes after this read.
+    bool param = false;
+    for (const Binding& b : *bs) {
+      if (b.kind == Binding::Kind::Param) param = true;
+      else if (is_null(b.stmt) || start(b.stmt) < end(obj)) return false;
+    }
+    return param;
   }
 
   // True when the move `move`, inside statement `stmt`, runs whenever `stmt` runs on a run
