@@ -41,7 +41,7 @@ reported when another file checked in the same run calls it from such a place: `
 rl.agent import DQNAgent`, `agent = DQNAgent(...)`, then `agent.act(obs)` in a loop that steps
 a Gym environment (functions are matched by module stem, class and name, also through calls
 made by the file's functions outside their own loops). Checked alone — one file, or in the
-editor — the module has no such finding. Files that import no torch-family module are not
+editor — the module has no such finding. Files that import no torch-family module (nor star-import another module) are not
 read, so a training script that never imports torch itself confirms nothing. A creation bound in a tuple assignment
 (`x, y = batch[0], torch.ones(n)`) is followed like one bound alone. Legacy typed constructors (`torch.LongTensor(v).cuda()`)
 count too; they take no `device=`, so they are reported without a fix (the message names
@@ -68,8 +68,14 @@ an instance of a class of the file whose methods set `self.device` to such a dev
 (`self.q_eval.device` with `self.device = T.device("cuda:0" if T.cuda.is_available() else
 "cpu")` in the network's `__init__`). In the `forward()` of a module class of the file that the file trains on CUDA
 (`ddpm.to(device)`), the inputs are on the module's device (PyTorch raises otherwise), so
-`torch.randint(...).to(x.device)` there is a copy too. The device of another function's parameter
-(`batch.device` in a helper that follows whatever its caller passes) is left alone.
+`torch.randint(...).to(x.device)` there is a copy too. So is a move to the same device expression
+that the function's trained model was placed with, in a file that means to use CUDA
+(`self.policy_net = DQN(...).to(self.device)` with `device` a constructor parameter, then
+`torch.FloatTensor(batch).to(self.device)` in the method that trains it; `model =
+ActorCritic(...).to(cfg.device)`, then `torch.FloatTensor(state).to(cfg.device)` in its rollout
+loop): on every run that trains that model on the GPU the device is the GPU. The device of
+another function's parameter (`batch.device` in a helper that follows whatever its caller
+passes) with no such model placement beside it is left alone.
 
 A name converted in place from the host value it held (`obs, act = replay_buffer.sample(n)`,
 then `obs = torch.FloatTensor(obs)` and later `obs = obs.cuda()`) is a conversion of host data
@@ -85,8 +91,15 @@ the name rebinds it to an out-of-place transform of itself (casts, `masked_fill`
 through the file's call sites, picks the move). A move under a condition that holds on every
 run that trains on the GPU counts as well: `torch.cuda.is_available()`, a name or parameter
 bound only to it (`cuda = torch.cuda.is_available()`, then `if cuda: m = m.cuda()` or
-`m.cuda() if cuda else m`), and `not`/`and`/`or` of such conditions; it is reported without a
-fix (created with `device=`, the tensor would need CUDA on the runs without it). A tensor
+`m.cuda() if cuda else m`), and `not`/`and`/`or` of such conditions; so does the condition
+under which the file places a model that the same function calls on CUDA (`if not
+args.use_cpu: classifier = classifier.cuda()`, then `if not args.use_cpu: noise = noise.cuda()`
+in the training loop; `if self.use_cuda: self.G.cuda()`, then `if self.use_cuda: alpha =
+alpha.cuda()`: a run that trains on the GPU took that side), and, in a module's `forward()`,
+`next(self.parameters()).is_cuda` or `x.is_cuda` of a forward parameter. Such a move is reported
+without a fix (created with `device=`, the tensor would need CUDA on the runs without it). A
+cast or reshape of the name in the moving expression itself (`labels = labels.long().cuda()`)
+is followed the same way. A tensor
 written on the host in between (`buf[idx] = 1`, `buf.fill_(v)`, passed to a function), or a move
 under a condition gpulint cannot decide (a command-line flag, a parameter whose callers pass
 both values), is not reported. A `masked_fill` with a host mask between the creation and the
@@ -120,7 +133,13 @@ per-step build and the blocking copy (`.to()` without `non_blocking` ends in
 before the loop or the data stays on the GPU. Unsafe: a factory's
 random stream on the GPU differs from the CPU's (`rand`, `randn`, `randint`, `randperm`), so
 results change bit-for-bit. Not reported outside loops, for `.to(dtype)`, or for
-`torch.from_numpy(...)` (the data is in host memory anyway). Nor is a cache filled when it is missing or stale — an
+`torch.from_numpy(...)` (the data is in host memory anyway). Nor in an epoch loop beside the
+loop over a DataLoader that makes the steps (`for epoch in ...: y_real = torch.ones(b).to(device)`
+then `for x, y in loader:`, or sample images at the end of each epoch): it runs once per epoch
+(a GAN's generator loop around its critic's inner loop back-propagates itself and stays a step
+loop). Nor for a legacy constructor given (an element of) a DataLoader batch
+(`torch.Tensor(images[0])`): the batch is a tensor of that type, which the constructor returns
+itself. Nor is a cache filled when it is missing or stale — an
 assignment under an `if` whose condition reads the same target (`if self.mask is None:
 self.mask = torch.ones(n, n).cuda()`): it runs once, not every step. In C++ a function of the file
 called inside the loop (up to three calls deep, an RL agent's per-step `train()`) counts as

@@ -111,7 +111,11 @@ sum that is rebound before its micro-batch loop in every iteration of a loop tha
 lists that are stacked and back-propagated in the same loop. Lightning's
 `validation_step`/`test_step`/`predict_step` run under `no_grad`/`inference_mode`: what they
 keep is not reported, nor are torchmetrics values (`self.accuracy(out, y)`), which carry no
-graph.
+graph. Nor is a sum over the positions of one input in a function that evaluates one batch
+(`def test(inp, target): loss = 0; for c in range(chunk_len): loss += criterion(...)`, then
+`return loss.item()`): its graph dies with the call; and a loss rebound after its `backward()`
+to what a function gpulint cannot read returns (`loss = scalar(loss)` from a star import) is
+undecided, so what it is added to is not reported.
 
 ## Measured cost
 H100, training loop with backward each step: +72.7 KB of host memory per step (7 GB per
