@@ -4590,18 +4590,21 @@ class Builder {
   }
   // The models that calls in function `def` (module-level code for a null `def`) compute with:
   // callee_models of every call's callee. Memoised per function.
+  // (One pass over the file's calls fills the map for every function on first use.)
   const std::set<const ModelInfo*>& models_called_in(TSNode def) const {
-    const void* key = is_null(def) ? nullptr : def.id;
-    auto it = models_called_in_.find(key);
-    if (it != models_called_in_.end()) return it->second;
-    std::set<const ModelInfo*> out;
-    for (TSNode c : m_.calls()) {
-      if (!same(enclosing_function(c), def) && !(is_null(def) && is_null(enclosing_function(c)))) continue;
-      for (const ModelInfo* mi : callee_models(field(c, "function"), m_.scope_of(c)).models) out.insert(mi);
+    if (!models_called_in_) {
+      models_called_in_.emplace();
+      for (TSNode c : m_.calls()) {
+        TSNode fn = enclosing_function(c);
+        auto& set = (*models_called_in_)[is_null(fn) ? nullptr : fn.id];
+        for (const ModelInfo* mi : callee_models(field(c, "function"), m_.scope_of(c)).models) set.insert(mi);
+      }
     }
-    return models_called_in_.emplace(key, std::move(out)).first->second;
+    static const std::set<const ModelInfo*> kNone;
+    auto it = models_called_in_->find(is_null(def) ? nullptr : def.id);
+    return it == models_called_in_->end() ? kNone : it->second;
   }
-  mutable std::unordered_map<const void*, std::set<const ModelInfo*>> models_called_in_;
+  mutable std::optional<std::unordered_map<const void*, std::set<const ModelInfo*>>> models_called_in_;
   // Two conditions that read the same values: the same expression (same_expression) whose
   // names resolve to the same bindings — a name found in the same scope, or the instance
   // parameter (`self`) of methods of the same class. Attribute names and literals are compared
@@ -4820,12 +4823,14 @@ class Builder {
     }
     TSNode dev = move_device_argument(move);
     if (is_null(dev)) return std::nullopt;
-    if (accelerator_device(dev, s) || trained_model_device(dev)) return std::string(t(dev));
+    if (accelerator_device(dev, s)) return std::string(t(dev));
     auto vs = m_.evaluate(dev, s);
     bool accel = false;
     for (const auto& v : vs) if (v.kind == Value::Kind::Str && v.s != "cpu") accel = true;
-    if (!values_known_devices(vs) || !accel) return std::nullopt;
-    return std::string(t(dev));
+    if (values_known_devices(vs)) return accel ? std::optional<std::string>(std::string(t(dev))) : std::nullopt;
+    // A device gpulint cannot evaluate (not one known to be the CPU).
+    if (trained_model_device(dev)) return std::string(t(dev));
+    return std::nullopt;
   }
 
   // `device=<text>` added to the allocating call (empty for a legacy constructor: it has none).
