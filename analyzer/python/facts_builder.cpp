@@ -3268,9 +3268,19 @@ class Builder {
   }
   mutable std::unordered_map<const void*, std::vector<bool>> attached_returns_;
   std::vector<bool> attached_returns_uncached(TSNode def) const {
-    return returned_elements(def, [&](TSNode e) {
-      return is(e, "identifier") && (accumulates_backprop_loss(def, t(e)) || returns_backpropagated(def, t(e)));
-    });
+    // A back-propagated loss, an accumulated one, or arithmetic over them (`return loss_real +
+    // loss_fake` after both backward() calls: a new node over both graphs).
+    std::function<bool(TSNode, int)> held = [&](TSNode e, int depth) {
+      e = unparen(e);
+      if (is(e, "identifier")) return accumulates_backprop_loss(def, t(e)) || returns_backpropagated(def, t(e));
+      if (depth < 4 && is(e, "binary_operator")) {
+        std::string_view op = t(field(e, "operator"));
+        if (op == "+" || op == "-" || op == "*" || op == "/")
+          return held(field(e, "left"), depth + 1) || held(field(e, "right"), depth + 1);
+      }
+      return false;
+    };
+    return returned_elements(def, [&](TSNode e) { return held(e, 0); });
   }
 
   // Does `def` call `name.backward()` once per call (no loop of its own around it, not under
@@ -3387,6 +3397,9 @@ class Builder {
       const ModelInfo* mi = model_for_callee(fn, s);
       if (mi) return true;
       if (const auto& r = returned_model_outputs(m_.resolve_local_function(e, s)); r.size() == 1 && r[0]) return true;
+      // `loss_g += train_generator(...)`: a training step of the file that returns its
+      // back-propagated loss (attached_returns).
+      if (const auto& r = attached_returns(m_.resolve_local_function(e, s)); r.size() == 1 && r[0]) return true;
       if (q && attached_torch_function(e, *q, s, att)) return true;
       if (!is_null(r) && model_method_output(e, s)) return true;
       return false;
