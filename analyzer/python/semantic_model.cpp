@@ -1209,6 +1209,11 @@ std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* sc
         auto elems = is_null(prepared) ? unpacked_return_origins(b, depth) : origins(prepared, fs, depth + 1);
         if (!elems.empty()) out.insert(out.end(), elems.begin(), elems.end());
         else out.push_back({unparen(b.value), fs});
+      } else if (b.kind == Binding::Kind::With && !is_null(b.value) && is(unparen(b.value), "call")) {
+        // `with tqdm(train_loader) as td:` — tqdm's __enter__ returns the bar itself
+        // (tqdm/std.py, tqdm.__enter__: `return self`); other context managers may not.
+        const auto& q = callee_name(unparen(b.value), fs);
+        if (q && q->rfind("tqdm.", 0) == 0) out.push_back({unparen(b.value), fs});
       } else if (b.kind == Binding::Kind::Param && b.param_index >= 0) {
         int index = b.param_index;
         const Scope* fscope = scope_of(b.function);
