@@ -1834,14 +1834,26 @@ class Builder {
     TSNode loop = innermost_loop(n);
     if (is_null(loop) || step_loop(loop)) return false;
     TSNode body = field(loop, "body");
-    for (const auto& [inner, indices] : loader_loops()) {
-      if (same(inner, loop) || !contains(body, inner) || contains(inner, n)) continue;
-      bool every_iteration = true;
+    auto beside_every_iteration = [&](TSNode inner) {
+      if (same(inner, loop) || !contains(body, inner) || contains(inner, n)) return false;
       for (TSNode p = m_.parent(inner); !is_null(p) && !same(p, body); p = m_.parent(p))
-        if (!is(p, "block") && !is(p, "with_statement")) every_iteration = false;
-      if (every_iteration) return true;
-    }
-    return false;
+        if (!is(p, "block") && !is(p, "with_statement")) return false;
+      return true;
+    };
+    for (const auto& [inner, indices] : loader_loops())
+      if (beside_every_iteration(inner)) return true;
+    // A batch loop over something gpulint cannot name a DataLoader (`for i, (images, labels) in
+    // enumerate(pbar)` with `pbar = tqdm(get_data(args))`) that back-propagates at its own
+    // level — not a `range()` loop (a PPO update's epochs over its rollout).
+    bool found = false;
+    visit(body, [&](TSNode x) {
+      if (found || !is(x, "for_statement") || !beside_every_iteration(x) || !same(innermost_loop(x), loop)) return;
+      TSNode it = unparen(field(x, "right"));
+      const auto& q = is(it, "call") ? m_.callee_name(it, m_.scope_of(it)) : std::optional<std::string>{};
+      if (q && *q == "builtins.range") return;
+      if (backprops_at_its_level(x)) found = true;
+    });
+    return found;
   }
   bool called_per_step(TSNode n, int depth) {
     TSNode fn = enclosing_function(n);
