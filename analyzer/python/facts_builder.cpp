@@ -1843,14 +1843,18 @@ class Builder {
     for (const auto& [inner, indices] : loader_loops())
       if (beside_every_iteration(inner)) return true;
     // A batch loop over something gpulint cannot name a DataLoader (`for i, (images, labels) in
-    // enumerate(pbar)` with `pbar = tqdm(get_data(args))`) that back-propagates at its own
-    // level — not a `range()` loop (a PPO update's epochs over its rollout).
+    // enumerate(pbar)` with `pbar = tqdm(get_data(args))`, or `for i in range(0, n, seq_len)`
+    // reading `ids[:, i:i + seq_len]`) that back-propagates at its own level — not a `range()`
+    // loop whose counter the body never reads (a PPO update's epochs over its rollout).
     bool found = false;
     visit(body, [&](TSNode x) {
       if (found || !is(x, "for_statement") || !beside_every_iteration(x) || !same(innermost_loop(x), loop)) return;
       TSNode it = unparen(field(x, "right"));
       const auto& q = is(it, "call") ? m_.callee_name(it, m_.scope_of(it)) : std::optional<std::string>{};
-      if (q && *q == "builtins.range") return;
+      if (q && *q == "builtins.range") {
+        TSNode counter = unparen(field(x, "left"));
+        if (!is(counter, "identifier") || !mentions(field(x, "body"), std::string(t(counter)))) return;
+      }
       if (backprops_at_its_level(x)) found = true;
     });
     return found;
@@ -3369,6 +3373,10 @@ class Builder {
     if (is(e, "binary_operator"))
       return attached(field(e, "left"), s, att) || attached(field(e, "right"), s, att);
     if (is(e, "unary_operator")) { auto ch = named_children(e); return !ch.empty() && attached(ch.back(), s, att); }
+    if (is(e, "conditional_expression")) {  // either value may be the one taken
+      auto parts = named_children(e);       // [consequence, condition, alternative]
+      return parts.size() == 3 && (attached(parts[0], s, att) || attached(parts[2], s, att));
+    }
     if (is(e, "subscript")) return attached(field(e, "value"), s, att);
     if (is(e, "attribute")) {
       std::string_view a = t(field(e, "attribute"));
@@ -4009,7 +4017,17 @@ class Builder {
               } else if (is(left, "identifier")) {
                 std::string name(t(left));
                 att.no_grad.erase(name);
-                bool keep_site = attached(right, s, att) && is(unparen(right), "binary_operator") &&
+                // `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`: the running sum is the
+                // conditional's other side.
+                TSNode sum = unparen(right);
+                if (is(sum, "conditional_expression")) {
+                  auto parts = named_children(sum);  // [consequence, condition, alternative]
+                  sum = TSNode{};
+                  for (std::size_t k : {std::size_t{0}, std::size_t{2}})
+                    if (parts.size() == 3 && is(unparen(parts[k]), "binary_operator") && mentions(parts[k], name))
+                      sum = unparen(parts[k]);
+                }
+                bool keep_site = !is_null(sum) && attached(sum, s, att) && is(sum, "binary_operator") &&
                                  mentions(right, name) && bound_outside_only(name, s, loop, ch) &&
                                  !reset_every_step(left, s, loop);
                 if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
