@@ -5268,6 +5268,37 @@ class Builder {
 
   // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`,
   // `Variable(torch.randn(b, 100)).cuda()`, `torch.randn(b, 100).type(torch.cuda.FloatTensor)`.
+  // `t = diffusion.sample_timesteps(n).to(device)` in a step loop, with `def
+  // sample_timesteps(self, n): return torch.randint(low=1, high=self.noise_steps, size=(n,))`: a
+  // function of the file whose every return is a host creation, its result moved where it is
+  // called once per step. Reported at the creation in the function, without a fix (other
+  // callers may need the tensor where it is created).
+  void created_by_helper_then_moved(TSNode move, TSNode call, const Scope* s) {
+    TSNode def = m_.resolve_local_function(call, s);
+    if (is_null(def) || is(m_.parent(def), "decorated_definition") || dead(move) || cache_fill(move)) return;
+    auto returns = m_.returned_values(def);
+    if (returns.empty()) return;
+    std::vector<std::pair<TSNode, TSNode>> creations;  // (returned expression, factory)
+    const Scope* fs = m_.function_scope(def);
+    for (TSNode ret : returns) {
+      TSNode factory{};
+      if (!fs || !host_creation(ret, fs, factory) || loader_batch_alias(factory, fs)) return;
+      creations.emplace_back(unparen(ret), factory);
+    }
+    if (!runs_per_step(move)) return;
+    TSNode stmt = move;
+    while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
+      stmt = m_.parent(stmt);
+    if (!move_unconditional(move, stmt, s) || !move_device(move, s)) return;
+    for (const auto& [ret, factory] : creations) {
+      if (!created_moved_.insert(ret.id).second) continue;
+      CreatedThenMoved f;
+      f.expression = {start(ret), end(ret)};
+      describe_factory(f, factory, fs);
+      facts_.created_then_moved.push_back(std::move(f));
+    }
+  }
+
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
@@ -5299,7 +5330,10 @@ class Builder {
       TSNode factory{};
       // Casts and shape transforms between the creation and the move (`torch.rand(n).reshape(-1,
       // 1).to(device)`) leave it a host tensor that is then copied.
-      if (!host_creation(r, s, factory) || loader_batch_alias(factory, s)) continue;
+      if (!host_creation(r, s, factory) || loader_batch_alias(factory, s)) {
+        created_by_helper_then_moved(c, r, s);
+        continue;
+      }
       if (cache_fill(c)) continue;
       std::string pending;
       if (!runs_per_step(c) && (pending = cross_file_candidate(c)).empty()) continue;
