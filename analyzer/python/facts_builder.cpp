@@ -816,7 +816,7 @@ class Builder {
   // True when `call` receives the model (as argument `arg`) but provably does not move it:
   // a library function that never places modules, or a function of this file whose body
   // never calls .to()/.cuda() on the parameter that receives it (nor hands it on).
-  bool passes_without_placing(TSNode call, const Scope* s, TSNode arg) const {
+  bool passes_without_placing(TSNode call, const Scope* s, TSNode arg, int depth = 0) const {
     const auto& q = m_.callee_name(call, s);
     std::string_view meth = method_name(call, src_);
     if (meth == "to" || meth == "cuda") return false;
@@ -838,7 +838,13 @@ class Builder {
         moves_or_escapes = true;
       for (auto a : call_arguments(n)) {
         TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
-        if (placed_name(unparen(v)) == param && !passes_without_placing_shallow(n)) moves_or_escapes = true;
+        if (placed_name(unparen(v)) != param || passes_without_placing_shallow(n)) continue;
+        // Handed on to another function of the file (`train(model, ...)` calling
+        // `one_epoch(model, ...)`): followed, three calls deep.
+        if (depth < 3 && !is_null(m_.resolve_local_function(n, m_.scope_of(n))) &&
+            passes_without_placing(n, m_.scope_of(n), is(a, "keyword_argument") ? v : a, depth + 1))
+          continue;
+        moves_or_escapes = true;
       }
     });
     return !moves_or_escapes;
