@@ -706,7 +706,7 @@ class Builder {
       ModelFact f;
       f.binding = {start(mi.origin), end(mi.origin)};
       f.name = mi.names.empty() ? "model" : *mi.names.begin();
-      f.placed = mi.placed || managed_ || mi.opaque;
+      f.placed = mi.placed || managed_ || mi.opaque || cpu_alternative(mi);
       facts_.models.push_back(f);
     }
   }
@@ -4565,6 +4565,26 @@ class Builder {
     for (const ModelInfo* mi : called)
       for (TSNode pd : mi->placement_devices)
         if (same_condition(dev, pd)) return true;
+    return false;
+  }
+
+  // `if self.use_gpu: self.net = Net().cuda()` / `else: self.net = Net()`: model `mi` is created
+  // on the side of a condition whose other side places another model of the file on CUDA (every
+  // CUDA placement of it under that condition with the opposite truth) — the CPU run's model,
+  // not a model a GPU run forgot to move.
+  bool cpu_alternative(const ModelInfo& mi) const {
+    if (is_null(mi.origin)) return false;
+    auto g = innermost_guard(mi.origin);
+    if (!g) return false;
+    for (const ModelInfo& other : models_) {
+      if (&other == &mi || !other.on_cuda || other.cuda_placements.empty()) continue;
+      bool all = true;
+      for (TSNode call : other.cuda_placements) {
+        auto og = innermost_guard(call);
+        if (!og || og->truth == g->truth || !same_condition(og->cond, g->cond)) { all = false; break; }
+      }
+      if (all) return true;
+    }
     return false;
   }
 
