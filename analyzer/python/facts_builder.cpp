@@ -4366,6 +4366,15 @@ class Builder {
       if (number(ops[0])) return host_creation(ops[1], s, factory, depth + 1);
       return false;
     }
+    // `torch.randn(b, 1, 28, 28) * std`, `torch.zeros(n) + label`: arithmetic on the host
+    // tensor with a number or a host value (a GPU tensor beside a CPU one raises, unless it is a
+    // 0-dim scalar), still on the host. Only the left operand is followed (`0.1 * torch.randn(n)`
+    // is rare); host_arithmetic_operand tells whether a fix may create the factory on the device.
+    if (is(e, "binary_operator")) {
+      std::string_view op = t(field(e, "operator"));
+      if (op != "*" && op != "/" && op != "+" && op != "-") return false;
+      return host_creation(field(e, "left"), s, factory, depth + 1);
+    }
     if (!is(e, "call")) return false;
     const auto& q = m_.callee_name(e, s);
     if (!q) return false;
@@ -4420,6 +4429,29 @@ class Builder {
       if (b.kind != Binding::Kind::For) continue;
       for (const auto& [loop, indices] : loader_loops())
         if (same(loop, b.stmt)) return true;
+    }
+    return false;
+  }
+
+  // True when the creation expression `e` (as host_creation read it down to `factory`) does
+  // arithmetic with an operand that is not known to be numbers (`torch.randn(n) * std` with `std`
+  // a host tensor): created on the device, the factory would meet that host operand, so no fix.
+  bool host_arithmetic_operand(TSNode e, TSNode factory, const Scope* s) const {
+    for (int i = 0; i < 32; ++i) {
+      e = unparen(e);
+      if (is_null(e) || same(e, factory)) return false;
+      if (is(e, "binary_operator")) {
+        if (!evaluates_to_numbers(field(e, "right"), s)) return true;
+        e = field(e, "left");
+      } else if (is(e, "call") && !is_null(receiver(e))) {
+        e = receiver(e);
+      } else if (is(e, "call")) {
+        auto a = positional_arguments(e);  // Variable(x)
+        if (a.empty()) return false;
+        e = a[0];
+      } else {
+        return false;
+      }
     }
     return false;
   }
@@ -5152,7 +5184,8 @@ class Builder {
     // `.to(x.device)` later: `x` may not exist yet where the tensor is created.
     TSNode dev_arg = via ? TSNode{} : move_device_argument(move);
     bool relative = is(unparen(dev_arg), "attribute") && accelerator_device(dev_arg, s);
-    if (!assumes_gpu && !relative && (!via || starts_with(*device, "\""))) f.fix = device_argument_fix(factory, s, *device);
+    if (!assumes_gpu && !relative && (!via || starts_with(*device, "\"")) && !host_arithmetic_operand(creation, factory, s))
+      f.fix = device_argument_fix(factory, s, *device);
     facts_.created_then_moved.push_back(std::move(f));
   }
   std::unordered_set<const void*> created_moved_;
@@ -5352,7 +5385,7 @@ class Builder {
           continue;
         }
       }
-      if (!is(r, "call")) continue;
+      if (!is(r, "call") && !is(unparen(r), "binary_operator")) continue;
       TSNode factory{};
       // Casts and shape transforms between the creation and the move (`torch.rand(n).reshape(-1,
       // 1).to(device)`) leave it a host tensor that is then copied.
@@ -5392,6 +5425,7 @@ class Builder {
         if (!accelerator_device(dev, s) && (!values_known_devices(vs) || !accel)) continue;
       }
       if (meth == "cuda" && !call_arguments(c).empty()) simple = false;
+      if (host_arithmetic_operand(r, factory, s)) simple = false;
       // `.type(torch.FloatTensor)` between the creation and the move would send a tensor
       // created on the device back to the host, and `.masked_fill(mask, v)` would get a host
       // mask beside a device tensor: no fix then. (Shape views and dtype casts work the same
