@@ -55,7 +55,11 @@ other tensors the step builds (masks, targets created on the CPU) may also need 
 fix is built for Python; in C++ (LibTorch) the rule reports without a fix. Not
 reported when a framework places the model: PyTorch Lightning, Fabric,
 Accelerate, Hugging Face `Trainer`, `torch.set_default_device`, `with torch.device(...)`,
-`device_map=`, or when the model is handed to code gpulint cannot see. In C++, code that only runs
+`device_map=`, or when the model is handed to code gpulint cannot see (a model handed from one
+function of the file to another, `train(model, ...)` calling `one_epoch(model, ...)`, is followed
+three calls deep), or when the model is created on the CPU side of a condition whose other side
+puts the file's other model on CUDA (`if self.use_gpu: self.net = Net().cuda()` / `else:
+self.net = Net()`: the CPU run's model). In C++, code that only runs
 when CUDA is unavailable (the `else` of `if (torch::cuda::is_available())`, functions called
 only from there) is a deliberate CPU path and is not reported.
 

@@ -35,6 +35,12 @@ instances of one class of the file (`agent = Agent(...)`, then `agent.select_act
 on an attribute every `self.memory = ReplayBuffer(...)` of the owner's class sets to one class
 (`agent.memory.push(...)`, `self.memory.push(...)`); not
 static methods, class methods or methods inherited from a base class.
+A function of the file whose every `return` is such a creation, with its result moved where it is
+called once per step (`t = diffusion.sample_timesteps(n).to(device)` with `return
+torch.randint(1, self.noise_steps, (n,))`), is reported at the creation, without a fix (another
+caller may need the tensor where it is). Arithmetic on the host tensor before the move
+(`(torch.randn(b, 1, 28, 28) * std).to(device)`, `z = torch.randn(b, 100) * 0.1` then `z =
+z.cuda()`) keeps it on the host; the fix is given only when the other operand is a number.
 A creation in a function or method that the file itself does not show to run once per step (an
 agent module's `act()`, which the training script in another file calls) is
 reported when another file checked in the same run calls it from such a place: `from

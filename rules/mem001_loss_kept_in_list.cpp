@@ -42,8 +42,10 @@ an evaluation loop calling it counts as calling the model. A distribution's `sam
 without a graph (`rsample()` keeps it). A tuple
 or dict appended keeps its attached elements (`self.outputs.append((out, y))`,
 `outputs.append({"loss": loss})`); the fix detaches each of them. A loss that a step
-function back-propagates and returns (`loss.backward(); return loss`) is still attached in
-the loop that sums it. `backward()` is a tensor's, `torch.autograd.backward(loss)`, that of an
+function back-propagates and returns (`loss.backward(); return loss`, also `return loss_real +
+loss_fake` after both backward() calls) is still attached in the loop that sums it (`loss_d +=
+train_discriminator(...)`). A running average written as a conditional (`ema = loss if ema is
+None else 0.9 * ema + 0.1 * loss`) keeps every step's graph like a plain sum. `backward()` is a tensor's, `torch.autograd.backward(loss)`, that of an
 Accelerate `Accelerator` / Lightning `Fabric` (`accelerator.backward(loss)`), or a function of
 the file that back-propagates its parameter (`self._backprop(loss)`); an element of a tuple
 result that the loop back-propagates (`loss, parts = criterion(out, y)`) is attached; the results of a
