@@ -1838,7 +1838,16 @@ class Builder {
   // a replay agent's occasional inner update loop are no loader loops: those stay per step.)
   bool beside_inner_step_loop(TSNode n) {
     TSNode loop = innermost_loop(n);
-    if (is_null(loop) || step_loop(loop)) return false;
+    if (is_null(loop)) return false;
+    // `loop` is the innermost loop around `n`, so no loop of its body holds `n`: the answer is
+    // the loop's own (memoised).
+    auto memo = epoch_loop_.find(loop.id);
+    if (memo != epoch_loop_.end()) return memo->second;
+    return epoch_loop_[loop.id] = epoch_loop(loop, n);
+  }
+  std::unordered_map<const void*, bool> epoch_loop_;
+  bool epoch_loop(TSNode loop, TSNode n) {
+    if (step_loop(loop)) return false;
     TSNode body = field(loop, "body");
     auto beside_every_iteration = [&](TSNode inner) {
       if (same(inner, loop) || !contains(body, inner) || contains(inner, n)) return false;
