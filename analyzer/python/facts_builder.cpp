@@ -1358,7 +1358,19 @@ class Builder {
       if (v.kind != Value::Kind::Int && v.kind != Value::Kind::Float) return false;
     return true;
   }
+  // A literal of plain host data: numbers, strings, and lists / tuples of them (`ids = []`
+  // before the appends that fill it).
+  static bool host_literal(TSNode n, int depth = 0) {
+    n = unparen(n);
+    if (is(n, "integer") || is(n, "float") || is(n, "string") || is(n, "true") || is(n, "false") || is(n, "none"))
+      return true;
+    if (depth > 4 || !(is(n, "list") || is(n, "tuple"))) return false;
+    for (TSNode el : named_children(n))
+      if (!host_literal(el, depth + 1)) return false;
+    return true;
+  }
   Where origin_where(TSNode n, const Scope* s, int depth) const {
+    if (host_literal(n)) return Where::Cpu;
     if (is(n, "subscript")) return tensor_where(field(n, "value"), s, depth + 1);
     if (is(n, "binary_operator")) {
       // A Python number on one side (`x / 255.0`, `t * scale` with a constant scale) has no
@@ -1371,7 +1383,10 @@ class Builder {
     if (!is(n, "call")) return Where::Unknown;
     std::string_view meth = method_name(n, src_);
     TSNode r = receiver(n);
-    if (!is_null(r) && !is(field(n, "function"), "identifier")) {
+    // `torch.clone(x)` is a function of the torch module, not a method of a tensor `torch`.
+    const auto& fq = m_.callee_name(n, s);
+    bool module_function = fq && starts_with(*fq, "torch.");
+    if (!is_null(r) && !is(field(n, "function"), "identifier") && !module_function) {
       if (meth == "cuda") return Where::Accelerator;
       if (meth == "cpu" || meth == "numpy") return Where::Cpu;
       if (meth == "to") {
@@ -1389,6 +1404,20 @@ class Builder {
           "sum", "mean", "std", "var", "prod", "cumsum", "abs", "exp", "log", "sqrt", "clamp", "norm",
           "sin", "cos", "tanh", "sigmoid", "softmax", "pow", "round", "floor", "ceil"};
       if (kComputeOnDevice.count(meth)) return tensor_where(r, s, depth + 1);
+    }
+    // A function of the file: where every value it returns is (`train_inputs =
+    // mask_inputs(input_ids)` with `mask_ids = torch.clone(input_ids); ...; return mask_ids`).
+    if (TSNode def = m_.resolve_local_function(n, s); !is_null(def)) {
+      const Scope* fs = m_.function_scope(def);
+      auto rets = m_.returned_values(def);
+      if (!fs || rets.empty() || depth > 8) return Where::Unknown;
+      std::optional<Where> out;
+      for (TSNode ret : rets) {
+        Where w = tensor_where(ret, fs, depth + 1);
+        out = out ? join(*out, w) : w;
+        if (*out == Where::Accelerator) break;
+      }
+      return out.value_or(Where::Unknown);
     }
     const auto& q = m_.callee_name(n, s);
     if (!q || !starts_with(*q, "torch.")) return Where::Unknown;
