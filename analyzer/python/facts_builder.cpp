@@ -137,6 +137,19 @@ bool is_def(TSNode n) {
   return is(n, "function_definition") || is(n, "class_definition") || is(n, "lambda");
 }
 
+// The three parts of a conditional expression `value if condition else otherwise`
+// (tree-sitter-python gives them as its named children, in that order, without field names);
+// nullopt for any other node.
+struct Conditional {
+  TSNode value, condition, otherwise;
+};
+std::optional<Conditional> conditional_parts(TSNode n) {
+  if (!is(n, "conditional_expression")) return std::nullopt;
+  auto parts = named_children(n);
+  if (parts.size() != 3) return std::nullopt;
+  return Conditional{parts[0], parts[1], parts[2]};
+}
+
 // True when `n` is a function or class definition, a lambda or a decorated definition (what
 // visit() does not enter): is_def(n) || is(n, "decorated_definition"), read from a table by
 // grammar symbol instead of comparing type names (ts_node_type names the public symbol that
@@ -1747,7 +1760,8 @@ class Builder {
         const auto& iq = m_.callee_name(o.node, o.scope);
         auto ia = positional_arguments(o.node);
         if (iq && *iq == "builtins.iter" && ia.size() == 1 && is(unparen(ia[0]), "identifier") &&
-            t(unparen(ia[0])) == t(it) && start(n) < start(o.node))
+            m_.lookup(t(unparen(ia[0])), o.scope) != nullptr &&
+            m_.lookup(t(unparen(ia[0])), o.scope) == m_.lookup(t(it), s) && start(n) < start(o.node))
           return true;
       }
       return false;
@@ -1872,14 +1886,14 @@ class Builder {
     // the loop's own (memoised).
     auto memo = epoch_loop_.find(loop.id);
     if (memo != epoch_loop_.end()) return memo->second;
-    return epoch_loop_[loop.id] = epoch_loop(loop, n);
+    return epoch_loop_[loop.id] = epoch_loop(loop);
   }
   std::unordered_map<const void*, bool> epoch_loop_;
-  bool epoch_loop(TSNode loop, TSNode n) {
+  bool epoch_loop(TSNode loop) {
     if (step_loop(loop)) return false;
     TSNode body = field(loop, "body");
     auto beside_every_iteration = [&](TSNode inner) {
-      if (same(inner, loop) || !contains(body, inner) || contains(inner, n)) return false;
+      if (same(inner, loop) || !contains(body, inner)) return false;
       for (TSNode p = m_.parent(inner); !is_null(p) && !same(p, body); p = m_.parent(p))
         if (!is(p, "block") && !is(p, "with_statement")) return false;
       return true;
@@ -1893,9 +1907,7 @@ class Builder {
     bool found = false;
     visit(body, [&](TSNode x) {
       if (found || !is(x, "for_statement") || !beside_every_iteration(x) || !same(innermost_loop(x), loop)) return;
-      TSNode it = unparen(field(x, "right"));
-      const auto& q = is(it, "call") ? m_.callee_name(it, m_.scope_of(it)) : std::optional<std::string>{};
-      if (q && *q == "builtins.range") {
+      if (iterates_range(x)) {
         TSNode counter = unparen(field(x, "left"));
         if (!is(counter, "identifier") || !mentions(field(x, "body"), std::string(t(counter)))) return;
       }
@@ -3076,11 +3088,11 @@ class Builder {
           if (is(v, "as_pattern")) v = named(v, 0);
           v = unparen(v);
           if (is(v, "conditional_expression")) {
-            auto parts = named_children(v);  // A if c else B
-            if (parts.size() != 3) return;
-            auto a = grad_mode_of(parts[0]), b = grad_mode_of(parts[2]);
+            auto parts = conditional_parts(v);  // A if c else B
+            if (!parts) return;
+            auto a = grad_mode_of(parts->value), b = grad_mode_of(parts->otherwise);
             if (a == GradMode::Off && b == GradMode::Off) { found = true; return; }
-            auto truth = branch_value(n, parts[1], p);
+            auto truth = branch_value(n, parts->condition, p);
             if (truth && ((*truth && a == GradMode::Off) || (!*truth && b == GradMode::Off))) found = true;
             return;
           }
@@ -3223,9 +3235,7 @@ class Builder {
     // loop is left out.
     if (is(loop, "for_statement") && !step_loop(loop) && !is_null(enclosing_function(loop)) &&
         !in_loop_within_function(loop)) {
-      TSNode it = unparen(field(loop, "right"));
-      const auto& q = is(it, "call") ? m_.callee_name(it, m_.scope_of(it)) : std::optional<std::string>{};
-      if (q && *q == "builtins.range") return false;
+      if (iterates_range(loop)) return false;
     }
     return runs_with_grad(loop, 0);
   }
@@ -3417,10 +3427,8 @@ class Builder {
     if (is(e, "binary_operator"))
       return attached(field(e, "left"), s, att) || attached(field(e, "right"), s, att);
     if (is(e, "unary_operator")) { auto ch = named_children(e); return !ch.empty() && attached(ch.back(), s, att); }
-    if (is(e, "conditional_expression")) {  // either value may be the one taken
-      auto parts = named_children(e);       // [consequence, condition, alternative]
-      return parts.size() == 3 && (attached(parts[0], s, att) || attached(parts[2], s, att));
-    }
+    if (auto parts = conditional_parts(e))  // either value may be the one taken
+      return attached(parts->value, s, att) || attached(parts->otherwise, s, att);
     if (is(e, "subscript")) return attached(field(e, "value"), s, att);
     if (is(e, "attribute")) {
       std::string_view a = t(field(e, "attribute"));
@@ -4064,12 +4072,10 @@ class Builder {
                 // `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`: the running sum is the
                 // conditional's other side.
                 TSNode sum = unparen(right);
-                if (is(sum, "conditional_expression")) {
-                  auto parts = named_children(sum);  // [consequence, condition, alternative]
+                if (auto parts = conditional_parts(sum)) {
                   sum = TSNode{};
-                  for (std::size_t k : {std::size_t{0}, std::size_t{2}})
-                    if (parts.size() == 3 && is(unparen(parts[k]), "binary_operator") && mentions(parts[k], name))
-                      sum = unparen(parts[k]);
+                  for (TSNode side : {parts->value, parts->otherwise})
+                    if (is(unparen(side), "binary_operator") && mentions(side, name)) sum = unparen(side);
                 }
                 bool keep_site = !is_null(sum) && attached(sum, s, att) && is(sum, "binary_operator") &&
                                  mentions(right, name) && bound_outside_only(name, s, loop, ch) &&
@@ -4215,14 +4221,20 @@ class Builder {
     for (const auto& b : *bs) {
       if (b.kind != Binding::Kind::For || !is(b.stmt, "for_statement")) continue;
       if (same(b.stmt, loop) || !contains(loop, b.stmt) || !contains(field(b.stmt, "body"), key)) continue;
-      TSNode it = unparen(field(b.stmt, "right"));
-      auto q = is(it, "call") ? m_.callee_name(it, s) : std::nullopt;
-      if (q && *q == "builtins.range") return true;
+      if (iterates_range(b.stmt)) return true;
     }
     return false;
   }
 
   bool mentions(TSNode e, const std::string& name) const { return mentions_identifier(e, name, src_); }
+  // `for i in range(...)`.
+  bool iterates_range(TSNode for_stmt) const {
+    if (!is(for_stmt, "for_statement")) return false;
+    TSNode it = unparen(field(for_stmt, "right"));
+    if (!is(it, "call")) return false;
+    const auto& q = m_.callee_name(it, m_.scope_of(it));
+    return q && *q == "builtins.range";
+  }
 
   bool container_outside(TSNode cont, const Scope* s, TSNode loop) const {
     cont = unparen(cont);
@@ -4583,12 +4595,12 @@ class Builder {
     if (is(cond, "conditional_expression")) {
       // `True if use_gpu and torch.cuda.is_available() else False`: the side its condition
       // picks, or the truth both sides share.
-      auto parts = named_children(cond);  // [consequence, condition, alternative]
-      if (parts.size() != 3) return std::nullopt;
+      auto parts = conditional_parts(cond);
+      if (!parts) return std::nullopt;
       bool assumed = false;
-      auto c = truth_on_gpu(parts[1], s, &assumed, depth + 1);
-      auto a = truth_on_gpu(parts[0], s, assumes_gpu, depth + 1);
-      auto b = truth_on_gpu(parts[2], s, assumes_gpu, depth + 1);
+      auto c = truth_on_gpu(parts->condition, s, &assumed, depth + 1);
+      auto a = truth_on_gpu(parts->value, s, assumes_gpu, depth + 1);
+      auto b = truth_on_gpu(parts->otherwise, s, assumes_gpu, depth + 1);
       if (c) {
         if (assumed && assumes_gpu) *assumes_gpu = true;
         return *c ? a : b;
@@ -4681,15 +4693,18 @@ class Builder {
         if (!same(child, field(p, "condition"))) return std::nullopt;  // under an elif/else of several
       }
       if (is(p, "conditional_expression")) {
-        auto parts = named_children(p);  // [consequence, condition, alternative]
-        if (parts.size() != 3) return std::nullopt;
-        if (same(child, parts[0])) return PlacementCondition{unparen(parts[1]), true};
-        if (same(child, parts[2])) return PlacementCondition{unparen(parts[1]), false};
+        auto parts = conditional_parts(p);
+        if (!parts) return std::nullopt;
+        if (same(child, parts->value)) return PlacementCondition{unparen(parts->condition), true};
+        if (same(child, parts->otherwise)) return PlacementCondition{unparen(parts->condition), false};
       }
     }
     return std::nullopt;
   }
+  // (Memoised: asked only once find_models has built every model, as callee_models is.)
   const std::vector<PlacementCondition>& placement_conditions() const {
+    static const std::vector<PlacementCondition> kNoneYet;
+    if (!models_final_) return kNoneYet;
     if (placement_conditions_) return *placement_conditions_;
     placement_conditions_.emplace();
     for (const ModelInfo& mi : models_) {
@@ -4731,6 +4746,8 @@ class Builder {
   // callee_models of every call's callee. Memoised per function.
   // (One pass over the file's calls fills the map for every function on first use.)
   const std::set<const ModelInfo*>& models_called_in(TSNode def) const {
+    static const std::set<const ModelInfo*> kNone;
+    if (!models_final_) return kNone;
     if (!models_called_in_) {
       models_called_in_.emplace();
       for (TSNode c : m_.calls()) {
@@ -4739,7 +4756,6 @@ class Builder {
         for (const ModelInfo* mi : callee_models(field(c, "function"), m_.scope_of(c)).models) set.insert(mi);
       }
     }
-    static const std::set<const ModelInfo*> kNone;
     auto it = models_called_in_->find(is_null(def) ? nullptr : def.id);
     return it == models_called_in_->end() ? kNone : it->second;
   }
@@ -4819,10 +4835,10 @@ class Builder {
           is(p, "set_comprehension"))
         return false;
       if (!is(p, "conditional_expression")) continue;
-      auto parts = named_children(p);  // [consequence, condition, alternative]
-      if (parts.size() != 3 || same(child, parts[1])) return false;
-      auto truth = truth_on_gpu(parts[1], s, assumes_gpu);
-      if (!truth || *truth != same(child, parts[0])) return false;
+      auto parts = conditional_parts(p);
+      if (!parts || same(child, parts->condition)) return false;
+      auto truth = truth_on_gpu(parts->condition, s, assumes_gpu);
+      if (!truth || *truth != same(child, parts->value)) return false;
     }
     return true;
   }
@@ -5097,9 +5113,7 @@ class Builder {
       if (!host_creation(v, s, factory) || loader_batch_alias(factory, s) || dead(call) || cache_fill(call)) continue;
       std::string pending;
       if (!runs_per_step(call) && (pending = cross_file_candidate(call)).empty()) continue;
-      TSNode stmt = call;
-      while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
-        stmt = m_.parent(stmt);
+      TSNode stmt = enclosing_statement(call);
       bool assumes_gpu = hm->assumes_gpu;
       if (!move_unconditional(call, stmt, s, &assumes_gpu)) continue;
       if (!created_moved_.insert(v.id).second) continue;
@@ -5251,6 +5265,12 @@ class Builder {
     if (!is(cls, "class_definition") || !is(m_.parent(cls), "module")) return {};
     return stem + ":" + std::string(t(field(cls, "name"))) + "." + name;
   }
+  // The statement holding `n`: its outermost ancestor below a block or a definition (the unit
+  // move_unconditional reads the conditions of).
+  TSNode enclosing_statement(TSNode n) const {
+    while (!is_null(m_.parent(n)) && !is(m_.parent(n), "block") && !is_def(m_.parent(n))) n = m_.parent(n);
+    return n;
+  }
   // The function of the file whose body holds `n` (not through a lambda or class body).
   TSNode enclosing_function(TSNode n) const {
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
@@ -5363,8 +5383,6 @@ class Builder {
     facts_.cross_file.calls.assign(edges.begin(), edges.end());
   }
 
-  // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`,
-  // `Variable(torch.randn(b, 100)).cuda()`, `torch.randn(b, 100).type(torch.cuda.FloatTensor)`.
   // `t = diffusion.sample_timesteps(n).to(device)` in a step loop, with `def
   // sample_timesteps(self, n): return torch.randint(low=1, high=self.noise_steps, size=(n,))`: a
   // function of the file whose every return is a host creation, its result moved where it is
@@ -5383,9 +5401,7 @@ class Builder {
       creations.emplace_back(unparen(ret), factory);
     }
     if (!runs_per_step(move)) return;
-    TSNode stmt = move;
-    while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
-      stmt = m_.parent(stmt);
+    TSNode stmt = enclosing_statement(move);
     if (!move_unconditional(move, stmt, s) || !move_device(move, s)) return;
     for (const auto& [ret, factory] : creations) {
       if (!created_moved_.insert(ret.id).second) continue;
@@ -5396,6 +5412,8 @@ class Builder {
     }
   }
 
+  // `torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, `torch.LongTensor(v).cuda()`,
+  // `Variable(torch.randn(b, 100)).cuda()`, `torch.randn(b, 100).type(torch.cuda.FloatTensor)`.
   void find_created_then_moved() {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
@@ -5434,9 +5452,7 @@ class Builder {
       if (cache_fill(c)) continue;
       std::string pending;
       if (!runs_per_step(c) && (pending = cross_file_candidate(c)).empty()) continue;
-      TSNode stmt = c;
-      while (!is_null(m_.parent(stmt)) && !is(m_.parent(stmt), "block") && !is_def(m_.parent(stmt)))
-        stmt = m_.parent(stmt);
+      TSNode stmt = enclosing_statement(c);
       if (!move_unconditional(c, stmt, s)) continue;
       if (meth == "type") {
         // A CUDA tensor type: a copy to the GPU (and a cast): reported without a fix.
