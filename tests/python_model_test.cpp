@@ -526,3 +526,26 @@ TEST(SemanticModelInstanceMethods, AttributesReadThroughAnInstanceSeeItsClassSto
   ASSERT_EQ(os.size(), 1u);
   EXPECT_EQ(text(os[0].node, src), "torch.optim.Adam([])");
 }
+
+// named_children / named_count / named skip tree-sitter-python's extras — comments and
+// backslash line continuations, which the parser places among the children of whatever node is
+// open — so a tuple spread over continued lines still pairs element i with target i.
+TEST(PythonModel, NamedChildHelpersSkipCommentsAndLineContinuations) {
+  const std::string src = "a, b = \\\n    c.cuda(), \\\n    d  # tail\nx = [1,  # one\n     2]\n";
+  Tree tree = Tree::parse(src);
+  TSNode root = tree.root();
+  TSNode asg = named(named(root, 0), 0);
+  ASSERT_EQ(type(asg), "assignment");
+  TSNode right = field(asg, "right");
+  ASSERT_EQ(type(right), "expression_list");
+  // tree-sitter itself counts the continuation inside the expression_list.
+  EXPECT_GT(ts_node_named_child_count(right), 2u);
+  EXPECT_EQ(named_count(right), 2u);
+  EXPECT_EQ(named_children(right).size(), 2u);
+  EXPECT_EQ(text(named(right, 1), src), "d");
+  EXPECT_TRUE(is_null(named(right, 2)));
+  TSNode list = field(named(named(root, 1), 0), "right");
+  ASSERT_EQ(type(list), "list");
+  EXPECT_EQ(named_count(list), 2u);
+  EXPECT_EQ(text(named(list, 1), src), "2");
+}
