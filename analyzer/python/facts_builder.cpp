@@ -5173,7 +5173,6 @@ class Builder {
     // buffer filled on the host before the move is never reported. A move in the body of an
     // `if` taken on every run that trains on the GPU (`if cuda: m = m.cuda()` with `cuda =
     // torch.cuda.is_available()`: truth_on_gpu) continues the walk before that `if`.
-    TSNode creation{};
     std::string nm(t(name));
     bool assumes_gpu = false;
     // `mask, ref = mask.cuda(), mask + ref`: another value of the same tuple reads the host
@@ -5184,24 +5183,21 @@ class Builder {
         for (TSNode v : named_children(rhs))
           if (!contains(v, move) && mentions(v, nm)) return;
     }
-    for (int level = 0; is_null(creation); ++level) {
+    // The values reaching the move: one, or one per live branch of an `if`/`else` that binds
+    // the name on every branch (`if OLDGAN: z = torch.FloatTensor(..) else: z = torch.randn(..)`).
+    std::vector<TSNode> creations;
+    for (int level = 0; creations.empty(); ++level) {
       std::vector<TSNode> before;
       for (auto ch : named_children(block)) {
         if (same(ch, stmt)) break;
         before.push_back(ch);
       }
-      for (auto it = before.rbegin(); it != before.rend(); ++it) {
-        if (!mentions(*it, nm)) continue;
-        if (!is(*it, "expression_statement") || named_count(*it) != 1) return;
-        TSNode asg = named(*it, 0);
-        if (!is(asg, "assignment")) return;
-        TSNode rhs = element_bound_to(asg, nm);
-        if (is_null(rhs)) return;
-        if (transform_of_name(rhs, nm)) continue;
-        creation = rhs;
-        break;
+      switch (values_bound_before(before, nm, creations)) {
+        case Reaching::Unclear: return;
+        case Reaching::Found: break;
+        case Reaching::NotBound: break;
       }
-      if (!is_null(creation)) break;
+      if (!creations.empty()) break;
       TSNode p = m_.parent(block);
       if (level >= 3 || !is(p, "if_statement") || !same(block, field(p, "consequence"))) return;
       auto truth = truth_on_gpu(field(p, "condition"), m_.scope_of(p), &assumes_gpu);
@@ -5210,17 +5206,74 @@ class Builder {
       block = m_.parent(p);
       if (!is(block, "block")) return;
     }
-    if (is_null(creation) || (mentions(creation, nm) && !converts_own_host_value(creation, nm, s))) return;
-    TSNode factory{};
-    if (!host_creation(creation, s, factory) || loader_batch_alias(factory, s)) return;
-    if (dead(creation)) return;
-    if (cache_fill(move)) return;
+    if (creations.empty() || cache_fill(move)) return;
     std::string pending;
     if (!runs_per_step(move) && (pending = cross_file_candidate(move)).empty()) return;
     if (via) assumes_gpu = assumes_gpu || via->assumes_gpu;
     if (!move_unconditional(move, move_stmt, s, &assumes_gpu)) return;
     auto device = via ? std::optional<std::string>(via->device) : move_device(move, s);
     if (!device) return;
+    for (TSNode creation : creations)
+      report_created_then_moved(creation, move, nm, s, via, *device, pending, assumes_gpu);
+  }
+  // How the statements before a use (`stmts`, in order) bind `nm`, read backwards: Found with
+  // the values of the last binding on every path pushed to `out` (a plain assignment, or one per
+  // live branch of an `if` with an `else` that binds it plainly), NotBound when no
+  // statement mentions it, Unclear when a statement touches it otherwise (`buf[idx] = 1`,
+  // `buf.fill_(v)`, `f(buf)`, a branch that leaves it as it was). Transforms of the name
+  // (`z = z.view(..)`) are walked through.
+  enum class Reaching { Found, NotBound, Unclear };
+  Reaching values_bound_before(const std::vector<TSNode>& stmts, const std::string& nm,
+                               std::vector<TSNode>& out, int depth = 0) {
+    for (auto it = stmts.rbegin(); it != stmts.rend(); ++it) {
+      if (!mentions(*it, nm)) continue;
+      if (is(*it, "if_statement") && depth < 4) return values_bound_in_branches(*it, nm, out, depth + 1);
+      if (!is(*it, "expression_statement") || named_count(*it) != 1) return Reaching::Unclear;
+      TSNode asg = named(*it, 0);
+      if (!is(asg, "assignment")) return Reaching::Unclear;
+      TSNode rhs = element_bound_to(asg, nm);
+      if (is_null(rhs)) return Reaching::Unclear;
+      if (transform_of_name(rhs, nm)) continue;
+      out.push_back(rhs);
+      return Reaching::Found;
+    }
+    return Reaching::NotBound;
+  }
+  Reaching values_bound_in_branches(TSNode ifs, const std::string& nm, std::vector<TSNode>& out, int depth) {
+    if (mentions(field(ifs, "condition"), nm)) return Reaching::Unclear;
+    std::vector<TSNode> bodies{field(ifs, "consequence")};
+    bool has_else = false;
+    for (TSNode alt : named_children(ifs)) {
+      if (is(alt, "elif_clause")) {
+        if (mentions(field(alt, "condition"), nm)) return Reaching::Unclear;
+        bodies.push_back(field(alt, "consequence"));
+      } else if (is(alt, "else_clause")) {
+        bodies.push_back(field(alt, "body"));
+        has_else = true;
+      }
+    }
+    if (!has_else) return Reaching::Unclear;
+    // A branch that binds the name plainly gives its value; one that does something else with it
+    // (`z.resize_(..).normal_()`) or leaves it alone says nothing of the other branches' values.
+    std::vector<TSNode> found;
+    for (TSNode body : bodies) {
+      if (is_null(body) || !is(body, "block") || dead(body)) continue;
+      std::vector<TSNode> here;
+      if (values_bound_before(named_children(body), nm, here, depth) == Reaching::Found)
+        found.insert(found.end(), here.begin(), here.end());
+    }
+    if (found.empty()) return Reaching::Unclear;
+    out.insert(out.end(), found.begin(), found.end());
+    return Reaching::Found;
+  }
+  void report_created_then_moved(TSNode creation, TSNode move, const std::string& nm, const Scope* s,
+                                 const HelperMove* via, const std::string& device_text,
+                                 const std::string& pending, bool assumes_gpu) {
+    if (mentions(creation, nm) && !converts_own_host_value(creation, nm, s)) return;
+    TSNode factory{};
+    if (!host_creation(creation, s, factory) || loader_batch_alias(factory, s)) return;
+    if (dead(creation)) return;
+    std::optional<std::string> device(device_text);
     if (!created_moved_.insert(creation.id).second) return;
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
