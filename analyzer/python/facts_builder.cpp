@@ -4454,7 +4454,9 @@ class Builder {
       factory = e;
       return true;
     }
-    if (kHostTransformFunctions.count(*q)) {
+    // torch.normal(mean, std) with a tensor mean samples on the mean's device
+    // (native_functions.yaml: `normal.Tensor_float(Tensor mean, float std=1, ...)`).
+    if (kHostTransformFunctions.count(*q) || (*q == "torch.normal" && !normal_factory)) {
       if (!is_null(keyword_arg(e, "out", src_))) return false;
       auto a = positional_arguments(e);
       return !a.empty() && host_creation(a[0], s, factory, depth + 1);
@@ -5442,6 +5444,21 @@ class Builder {
   // called once per step. Reported at the creation in the function, without a fix (other
   // callers may need the tensor where it is created).
   void created_by_helper_then_moved(TSNode move, TSNode call, const Scope* s) {
+    // `Variable(gaussian(size)).cuda()`, `noise(n).float().to(device)`: Variable(x) is x since
+    // torch 0.4, and host transforms keep a host tensor on the host.
+    for (int i = 0; i < 8 && is(call, "call"); ++i) {
+      const auto& q = m_.callee_name(call, s);
+      TSNode inner{};
+      if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
+        auto a = positional_arguments(call);
+        if (a.size() == 1) inner = a[0];
+      } else if (!q && kHostTransforms.count(method_name(call, src_))) {
+        inner = receiver(call);
+      }
+      if (is_null(inner)) break;
+      call = unparen(inner);
+    }
+    if (!is(call, "call")) return;
     TSNode def = m_.resolve_local_function(call, s);
     if (is_null(def) || is(m_.parent(def), "decorated_definition") || dead(move) || cache_fill(move)) return;
     auto returns = m_.returned_values(def);
