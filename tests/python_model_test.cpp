@@ -349,7 +349,8 @@ TEST(PythonModel, UnboundTorchComesFromStarImports) {
 
 // Reaching definitions in origins(): a binding that an unconditional later binding of the same
 // block re-binds before the use does not reach it; one re-bound on a branch only, re-bound
-// after the use inside a loop around it, or re-bound from itself, still does. accelerator.prepare(...) gives back its
+// after the use inside a loop around it, or re-bound from itself, still does; an assignment's
+// own binding does not reach a use on its right-hand side outside loops. accelerator.prepare(...) gives back its
 // arguments in place.
 TEST(PythonModel, OriginsLeaveOutBindingsReboundOnEveryPath) {
   std::string src =
@@ -372,7 +373,13 @@ TEST(PythonModel, OriginsLeaveOutBindingsReboundOnEveryPath) {
       "acc = Accelerator()\n"
       "m, e = acc.prepare(make(8), make(9))\n"
       "g = acc.prepare(make(10))\n"
-      "use(e, g)  # prepared\n";
+      "use(e, g)  # prepared\n"
+      "def h():\n"
+      "    k = make(11)\n"
+      "    k = wrap(k, 'rhs')\n"
+      "    n = make(12)\n"
+      "    while more():\n"
+      "        n = wrap(n, 'looped')\n";
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
   auto origin_texts = [&](const std::string& needle, std::size_t offset_in_needle) {
@@ -391,6 +398,10 @@ TEST(PythonModel, OriginsLeaveOutBindingsReboundOnEveryPath) {
   EXPECT_EQ(origin_texts("return d", 7), (std::vector<std::string>{"make(7)", "wrap(d)"}));
   EXPECT_EQ(origin_texts("use(e, g)", 4), (std::vector<std::string>{"make(9)"}));
   EXPECT_EQ(origin_texts("use(e, g)", 7), (std::vector<std::string>{"make(10)"}));
+  // The use on an assignment's right-hand side reads the bindings before it, not the one the
+  // assignment makes — except through a loop's back edge.
+  EXPECT_EQ(origin_texts("k, 'rhs'", 0), (std::vector<std::string>{"make(11)"}));
+  EXPECT_EQ(origin_texts("n, 'looped'", 0), (std::vector<std::string>{"make(12)", "wrap(n, 'looped')"}));
 }
 
 // SemanticModel memoises qualified names, scopes and outermost origins queries. The model's own

@@ -4740,8 +4740,15 @@ class Builder {
     const auto& pcs = placement_conditions();
     if (pcs.empty()) return std::nullopt;
     const auto& called = models_called_in(enclosing_function(cond));
+    // A condition on the instance (`if self.args.cuda:`) that a method of the same class placed
+    // a model under reads the same object's state: it has that truth on the instance's GPU runs
+    // in every method of the class (same_condition matches `self` only within one class).
+    bool on_instance = false;
+    visit(cond, [&](TSNode n) {
+      if (!on_instance && is(n, "identifier") && m_.is_instance_parameter(n, m_.scope_of(n))) on_instance = true;
+    });
     for (const PlacementCondition& pc : pcs)
-      if (called.count(pc.model) && same_condition(cond, pc.cond)) return pc.truth;
+      if ((called.count(pc.model) || on_instance) && same_condition(cond, pc.cond)) return pc.truth;
     return std::nullopt;
   }
   // The models that calls in function `def` (module-level code for a null `def`) compute with:
@@ -4975,8 +4982,20 @@ class Builder {
   // one of them not the CPU. nullopt: not a move to an accelerator gpulint can see.
   std::optional<std::string> move_device(TSNode move, const Scope* s) const {
     if (method_name(move, src_) == "cuda") {
-      if (!call_arguments(move).empty()) return std::nullopt;
-      return std::string("\"cuda\"");
+      // Tensor.cuda(device=None, non_blocking=False, memory_format=...) always copies to a CUDA
+      // device: the current one for None, else the one its argument names (an ordinal such as
+      // `gpu = 0`, "cuda:1", a torch.device) — which `device=` of a factory reads the same way
+      // (an int is a CUDA ordinal: torch.device docs, "a device ordinal ... is treated as a
+      // CUDA device").
+      TSNode dev = keyword_arg(move, "device", src_);
+      if (is_null(dev)) {
+        auto a = positional_arguments(move);
+        if (!a.empty()) dev = a[0];
+      }
+      for (TSNode arg : call_arguments(move))
+        if (is(arg, "list_splat") || is(arg, "dictionary_splat")) return std::nullopt;
+      if (is_null(dev) || is(unparen(dev), "none")) return std::string("\"cuda\"");
+      return std::string(t(dev));
     }
     TSNode dev = move_device_argument(move);
     if (is_null(dev)) return std::nullopt;
@@ -5137,18 +5156,52 @@ class Builder {
   // of the name.
   bool converts_own_host_value(TSNode creation, const std::string& nm, const Scope* s) const {
     creation = unparen(creation);
-    if (!is(creation, "call") || call_arguments(creation).size() != 1) return false;
+    // `torch.tensor(actions, dtype=torch.int64).unsqueeze(-1)`: shape views and casts of the
+    // conversion (host_creation reads through the same ones).
+    for (int i = 0; i < 8 && is(creation, "call") && kHostTransforms.count(method_name(creation, src_)) &&
+                    !is_null(receiver(creation));
+         ++i)
+      creation = unparen(receiver(creation));
+    if (!is(creation, "call")) return false;
     auto a = positional_arguments(creation);
     if (a.size() != 1 || !is(unparen(a[0]), "identifier") || t(unparen(a[0])) != nm) return false;
+    // Besides the data, only `dtype=` / `requires_grad=` (torch.tensor's keywords that keep it
+    // on the host; `device=` is no host creation at all).
+    for (TSNode arg : call_arguments(creation)) {
+      if (same(arg, a[0])) continue;
+      if (!is(arg, "keyword_argument")) return false;
+      std::string_view k = t(field(arg, "name"));
+      if (k != "dtype" && k != "requires_grad") return false;
+    }
     const auto& q = m_.callee_name(creation, s);
     if (!q || !(host_legacy_constructor(*q) || *q == "torch.tensor")) return false;
-    const auto* bs = m_.lookup(nm, s);
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(nm, s, &fs);
     if (!bs) return false;
+    // Every place the data comes from is what a call returned, none a model's output or a
+    // tensor on the accelerator (`obses, actions = samples` with `samples =
+    // self.buffer.sample(n)` at every call site; `obs = np.array(env.reset())`).
+    // (An element unpacked from a name — `obses, actions = samples` — has that name as its
+    // origin: followed in turn, a few levels.)
+    std::function<bool(TSNode, const Scope*, int)> from_calls = [&](TSNode v, const Scope* vs, int depth) {
+      auto os = m_.origins(v, vs);
+      return depth < 3 && !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+        TSNode c = unparen(o.node);
+        if (is(c, "identifier") && !same(c, unparen(v))) return from_calls(c, o.scope, depth + 1);
+        return is(c, "call") && !moves_to_device(c) && model_for_callee(field(c, "function"), o.scope) == nullptr &&
+               tensor_where(c, o.scope) != Where::Accelerator;
+      });
+    };
     for (const Binding& b : *bs) {
       // What a call returned (the creation itself is one).
-      if (b.kind == Binding::Kind::Assign && !is_null(b.value) && is(unparen(b.value), "call")) continue;
+      if (b.kind == Binding::Kind::Assign && !is_null(b.value) && is(unparen(b.value), "call") && b.unpack_index < 0)
+        continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) && transform_of_name(b.value, nm))
         continue;
+      if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value) &&
+          (is(unparen(b.value), "call") || from_calls(b.value, fs, 0)))
+        continue;
+      if (b.kind == Binding::Kind::Param && !is_null(b.target) && from_calls(b.target, fs, 0)) continue;
       return false;
     }
     return true;

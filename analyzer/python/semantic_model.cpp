@@ -1198,6 +1198,13 @@ std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* sc
         continue;
       // (The bound identifier's position: a parameter's binding statement is its whole def.)
       if (fs == scope && !is_null(b.target) && end(b.target) <= killed_before) continue;
+      // `obses = self._get_tensors(obses)`: the assignment binds after its right-hand side is
+      // evaluated, so the use there reads an earlier binding — unless a loop around the use
+      // brings this one back from the previous iteration.
+      if (fs == scope && b.kind == Binding::Kind::Assign && !is_null(b.value) && is_null(use_loop) &&
+          !is_null(b.stmt) && is(b.stmt, "assignment") && start(expr) >= start(field(b.stmt, "right")) &&
+          end(expr) <= end(field(b.stmt, "right")))
+        continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value)) {
         auto sub = origins(b.value, fs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
