@@ -412,7 +412,14 @@ class Builder {
       const auto& q = m_.callee_name(c, s);
       std::string_view meth = method_name(c, src_);
       if (q) {
-        if (starts_with(*q, "torch.cuda.")) gpu_intent_ = true;
+        // Not the seeding functions: "It's safe to call this function if CUDA is not available;
+        // in that case, it is silently ignored" (torch/cuda/random.py, manual_seed and
+        // manual_seed_all; seed and seed_all likewise) — scripts seed every backend they may run on.
+        static const std::set<std::string_view> kSeeding = {"torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
+                                                            "torch.cuda.seed", "torch.cuda.seed_all",
+                                                            "torch.cuda.random.manual_seed",
+                                                            "torch.cuda.random.manual_seed_all"};
+        if (starts_with(*q, "torch.cuda.") && !kSeeding.count(*q)) gpu_intent_ = true;
         if (*q == "torch.set_default_device" || *q == "transformers.Trainer" ||
             *q == "transformers.Seq2SeqTrainer" || starts_with(*q, "trl.") ||
             starts_with(*q, "deepspeed.") || starts_with(*q, "ray.train."))
