@@ -4348,6 +4348,16 @@ class Builder {
     return true;
   }
 
+  // An array a NumPy function returns (`np.array(x)`, `np.stack(xs).astype(np.float32)`):
+  // host data, whatever it was made from.
+  bool numpy_array(TSNode e, const Scope* s) const {
+    TSNode d = unparen(e);
+    for (int i = 0; i < 4 && is(d, "call") && method_name(d, src_) == "astype" && !is_null(receiver(d)); ++i)
+      d = unparen(receiver(d));
+    if (!is(d, "call")) return false;
+    const auto& q = m_.callee_name(d, s);
+    return q && starts_with(*q, "numpy.");
+  }
   void describe_factory(CreatedThenMoved& f, TSNode factory, const Scope* s) const {
     const auto& q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
@@ -4362,7 +4372,7 @@ class Builder {
       f.legacy_arguments = CreatedThenMoved::LegacyArguments::Sizes;
     } else if (a.size() == 1) {
       TSNode d = unparen(a[0]);
-      if (is(d, "list") || is(d, "tuple") || is(d, "list_comprehension")) {
+      if (is(d, "list") || is(d, "tuple") || is(d, "list_comprehension") || numpy_array(d, s)) {
         f.legacy_arguments = CreatedThenMoved::LegacyArguments::Data;
         f.from_data = true;
       }
@@ -5171,7 +5181,11 @@ class Builder {
       creation = unparen(receiver(creation));
     if (!is(creation, "call")) return false;
     auto a = positional_arguments(creation);
-    if (a.size() != 1 || !is(unparen(a[0]), "identifier") || t(unparen(a[0])) != nm) return false;
+    if (a.size() != 1) return false;
+    // `torch.FloatTensor(np.array(boards).astype(np.float64))`: what a NumPy function returns is
+    // a host array, whatever the name held.
+    bool numpy_data = numpy_array(a[0], s) && mentions(a[0], nm);
+    if (!numpy_data && (!is(unparen(a[0]), "identifier") || t(unparen(a[0])) != nm)) return false;
     // Besides the data, only `dtype=` / `requires_grad=` (torch.tensor's keywords that keep it
     // on the host; `device=` is no host creation at all).
     for (TSNode arg : call_arguments(creation)) {
@@ -5182,6 +5196,7 @@ class Builder {
     }
     const auto& q = m_.callee_name(creation, s);
     if (!q || !(host_legacy_constructor(*q) || *q == "torch.tensor")) return false;
+    if (numpy_data) return true;
     const Scope* fs = nullptr;
     const auto* bs = m_.lookup(nm, s, &fs);
     if (!bs) return false;
@@ -5205,6 +5220,8 @@ class Builder {
         continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) && transform_of_name(b.value, nm))
         continue;
+      // `new_labels = []`, then appended to: a Python list, which the constructor reads on the host.
+      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) && host_literal(b.value)) continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value) &&
           (is(unparen(b.value), "call") || from_calls(b.value, fs, 0)))
         continue;
@@ -5333,7 +5350,13 @@ class Builder {
                                  const std::string& pending, bool assumes_gpu) {
     if (mentions(creation, nm) && !converts_own_host_value(creation, nm, s)) return;
     TSNode factory{};
-    if (!host_creation(creation, s, factory) || loader_batch_alias(factory, s)) return;
+    if (!host_creation(creation, s, factory)) {
+      // `labels_ = resize_labels(labels)` then `labels_.to(device)`: a helper of the file
+      // whose every return is a host creation.
+      if (!via && is(unparen(creation), "call") && !mentions(creation, nm)) created_by_helper_then_moved(move, unparen(creation), s);
+      return;
+    }
+    if (loader_batch_alias(factory, s)) return;
     if (dead(creation)) return;
     std::optional<std::string> device(device_text);
     if (!created_moved_.insert(creation.id).second) return;
@@ -5524,11 +5547,37 @@ class Builder {
     auto returns = m_.returned_values(def);
     if (returns.empty()) return;
     std::vector<std::pair<TSNode, TSNode>> creations;  // (returned expression, factory)
+    std::unordered_set<const void*> own_data;           // returns converting the name's own data
     const Scope* fs = m_.function_scope(def);
     for (TSNode ret : returns) {
       TSNode factory{};
+      ret = unparen(ret);
+      // `new_labels = torch.LongTensor(new_labels)` then `return new_labels`: the value the
+      // name provably holds at the return.
+      // Every statement before the return that touches the name rebinds it (values_bound_before:
+      // a buffer written on the host, `tmp[i][y[i]] = 1`, stops it).
+      if (is(ret, "identifier") && fs) {
+        std::string nm(t(ret));
+        TSNode rs = enclosing_statement(ret);
+        TSNode block = m_.parent(rs);
+        if (!is(rs, "return_statement") || !is(block, "block")) return;
+        std::vector<TSNode> before, values;
+        for (TSNode ch : named_children(block)) {
+          if (same(ch, rs)) break;
+          before.push_back(ch);
+        }
+        if (values_bound_before(before, nm, values) != Reaching::Found) return;
+        for (TSNode v : values) {
+          if (mentions(v, nm) && !converts_own_host_value(v, nm, fs)) return;
+          v = unparen(v);
+          if (!host_creation(v, fs, factory) || loader_batch_alias(factory, fs)) return;
+          if (mentions(v, nm)) own_data.insert(v.id);
+          creations.emplace_back(v, factory);
+        }
+        continue;
+      }
       if (!fs || !host_creation(ret, fs, factory) || loader_batch_alias(factory, fs)) return;
-      creations.emplace_back(unparen(ret), factory);
+      creations.emplace_back(ret, factory);
     }
     if (!runs_per_step(move)) return;
     TSNode stmt = enclosing_statement(move);
@@ -5538,6 +5587,10 @@ class Builder {
       CreatedThenMoved f;
       f.expression = {start(ret), end(ret)};
       describe_factory(f, factory, fs);
+      if (own_data.count(ret.id)) {
+        f.from_data = true;
+        if (f.legacy_constructor) f.legacy_arguments = CreatedThenMoved::LegacyArguments::Data;
+      }
       facts_.created_then_moved.push_back(std::move(f));
     }
   }
