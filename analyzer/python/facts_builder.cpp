@@ -692,6 +692,8 @@ class Builder {
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
       if (meth != "to" && meth != "cuda" && meth != "to_empty" && meth != "cpu") continue;
+      // A placement under `if USE_GPU:` with `USE_GPU = False` never runs.
+      if (dead(c)) continue;
       TSNode r = receiver(c);
       std::string name = placed_name(r);
       if (name.empty()) continue;
