@@ -4417,9 +4417,18 @@ class Builder {
       const auto& dq = m_.qualified_name(v, s);
       return dq && kTorchDtypes.count(*dq) > 0;
     };
+    // `.requires_grad_()` sets a flag in place and returns the tensor itself.
+    auto grad_flag = [&](TSNode c) {
+      if (method_name(c, src_) != "requires_grad_") return false;
+      for (auto a : call_arguments(c)) {
+        TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
+        if (!is(v, "true") && !is(v, "false")) return false;
+      }
+      return true;
+    };
     for (int i = 0; i < 32 && is(e, "call") &&
                     (kHostTransforms.count(method_name(e, src_)) || host_type_cast(e) || numeric_fill(e) ||
-                     dtype_cast(e));
+                     dtype_cast(e) || grad_flag(e));
          ++i) {
       const auto& fq = m_.callee_name(e, s);  // `torch.triu(x)` is a function, not a method of `torch`
       if (fq && starts_with(*fq, "torch.")) break;
