@@ -2737,6 +2737,28 @@ class Builder {
       }
       return;
     }
+    // `if self.use_gpu: data = x.cuda()` / `else: data = x`: on the runs that train on CUDA
+    // (truth_on_gpu true) only the consequence runs; the else branch is the CPU runs'.
+    if (ty == "if_statement") {
+      TSNode condition = field(stmt, "condition");
+      TSNode else_body{};
+      bool elif = false;
+      for (auto ch : named_children(stmt)) {
+        if (is(ch, "elif_clause")) elif = true;
+        if (is(ch, "else_clause")) else_body = field(ch, "body");
+      }
+      // Only a condition true there: a false one may be an argparse default (`--gpu` with
+      // `default=False`) that the runs on the GPU override.
+      bool assumes = false;
+      auto truth = elif || is_null(else_body) ? std::nullopt : truth_on_gpu(condition, s, &assumes);
+      if (truth && *truth) {
+        check_uses(condition, s, st, ctx);
+        classify(condition, s, st);
+        TSNode taken = field(stmt, "consequence");
+        if (is(taken, "block")) walk_block(taken, s, st, ctx, conditional);
+        return;
+      }
+    }
     if (ty == "if_statement" || ty == "try_statement" || ty == "while_statement" || ty == "for_statement" ||
         ty == "with_statement" || ty == "match_statement") {
       bool cond = conditional || ty != "with_statement";
