@@ -4759,19 +4759,41 @@ class Builder {
     if (!models_final_) return kNoneYet;
     if (placement_conditions_) return *placement_conditions_;
     placement_conditions_.emplace();
+    // The placements of one model, grouped by the class whose methods make them (`self.net`
+    // of two agent classes in one file is one model by name): a group whose placements all sit
+    // under one condition gives it — for every group when it reads the instance (`if
+    // self.args.cuda:` holds the same in every method of that class only), else only when
+    // the model has that one group.
+    auto uses_instance = [&](TSNode cond) {
+      bool found = false;
+      visit(cond, [&](TSNode n) {
+        if (!found && is(n, "identifier") && m_.is_instance_parameter(n, m_.scope_of(n))) found = true;
+      });
+      return found;
+    };
     for (const ModelInfo& mi : models_) {
       if (!mi.on_cuda || mi.cuda_placements.empty()) continue;
-      std::optional<PlacementCondition> first;
-      bool all = true;
+      std::vector<std::pair<const void*, std::vector<TSNode>>> groups;
       for (TSNode call : mi.cuda_placements) {
-        auto g = innermost_guard(call);
-        if (!g || (first && (first->truth != g->truth || !same_condition(first->cond, g->cond)))) {
-          all = false;
-          break;
-        }
-        if (!first) first = g;
+        TSNode fn = enclosing_function(call);
+        TSNode cls = is_null(fn) ? TSNode{} : enclosing_class(fn);
+        const void* key = is_null(cls) ? nullptr : cls.id;
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+        if (it == groups.end()) groups.push_back({key, {call}});
+        else it->second.push_back(call);
       }
-      if (all && first) {
+      for (const auto& [key, calls] : groups) {
+        std::optional<PlacementCondition> first;
+        bool all = true;
+        for (TSNode call : calls) {
+          auto g = innermost_guard(call);
+          if (!g || (first && (first->truth != g->truth || !same_condition(first->cond, g->cond)))) {
+            all = false;
+            break;
+          }
+          if (!first) first = g;
+        }
+        if (!all || !first || (groups.size() > 1 && !uses_instance(first->cond))) continue;
         first->model = &mi;
         placement_conditions_->push_back(*first);
       }
@@ -5239,17 +5261,23 @@ class Builder {
     // (An element unpacked from a name — `obses, actions = samples` — has that name as its
     // origin: followed in turn, a few levels.)
     std::function<bool(TSNode, const Scope*, int)> from_calls = [&](TSNode v, const Scope* vs, int depth) {
+      // `actions[mbinds]`: an element or slice of host data is host data.
+      v = unparen(v);
+      for (int i = 0; i < 4 && is(v, "subscript"); ++i) v = unparen(field(v, "value"));
       auto os = m_.origins(v, vs);
       return depth < 3 && !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
         TSNode c = unparen(o.node);
         if (is(c, "identifier") && !same(c, unparen(v))) return from_calls(c, o.scope, depth + 1);
+        if (host_literal(c)) return true;
         return is(c, "call") && !moves_to_device(c) && model_for_callee(field(c, "function"), o.scope) == nullptr &&
                tensor_where(c, o.scope) != Where::Accelerator;
       });
     };
     for (const Binding& b : *bs) {
       // What a call returned (the creation itself is one).
-      if (b.kind == Binding::Kind::Assign && !is_null(b.value) && is(unparen(b.value), "call") && b.unpack_index < 0)
+      if (b.kind == Binding::Kind::Assign && !is_null(b.value) && b.unpack_index < 0 &&
+          (is(unparen(b.value), "call") ||
+           ((is(unparen(b.value), "subscript") || is(unparen(b.value), "identifier")) && from_calls(b.value, fs, 0))))
         continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) && transform_of_name(b.value, nm))
         continue;
