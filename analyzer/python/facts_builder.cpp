@@ -1747,8 +1747,9 @@ class Builder {
     } else if (method_name(call, src_) == "next" && call_arguments(call).empty() && !is_null(receiver(call))) {
       // `dataiter.next()`: the loader iterator's Python 2 spelling of __next__, which
       // torch.utils.data.dataloader._BaseDataLoaderIter kept as `next = __next__` until 1.13.
+      // `iter(loader).next()` inline too.
       it = unparen(receiver(call));
-      if (!is(it, "identifier")) return {};
+      if (!is(it, "identifier") && !is(it, "call")) return {};
     } else {
       return {};
     }
