@@ -3631,7 +3631,19 @@ class Builder {
             starts_with(*q, "torch.autograd.grad_mode"))
           return false;  // autograd off, or a decorator gpulint cannot read
       }
-    return true;
+    // `def select_action(self, s): ... return action_index.item()`: every return detached
+    // (a detaching call, float()/int(), a literal) gives no graph.
+    auto rets = m_.returned_values(def);
+    const Scope* ds = m_.function_scope(def);
+    bool all_detached = !rets.empty() && std::all_of(rets.begin(), rets.end(), [&](TSNode v) {
+      v = unparen(v);
+      if (host_literal(v)) return true;
+      if (!is(v, "call")) return false;
+      if (!is_null(receiver(v)) && kDetaching.count(method_name(v, src_))) return true;
+      const auto& q = m_.callee_name(v, ds);
+      return q && (*q == "builtins.float" || *q == "builtins.int" || *q == "builtins.bool");
+    });
+    return !all_detached;
   }
 
   // True when `stmt`, inside `loop`, runs only on some iterations: an if/elif/else branch or
