@@ -3680,7 +3680,7 @@ class Builder {
       // Once per iteration of the outer loop: not the step of a training loop beside `loop`
       // (an epoch loop's train loop, then its evaluation loop summing `val_loss`).
       if (outer_steps || !is(n, "call") || method_name(n, src_) != "step" || !same(innermost_loop(n), outer)) return;
-      if (!call_arguments(n).empty()) return;
+      // `optimizer.step()`, or a GradScaler's `scaler.step(optimizer)` (optimizer_step tells).
       if (!is(unparen(receiver(n)), "identifier")) return;
       outer_steps = optimizer_step(n) == StepOf::Optimizer;
     });
