@@ -108,8 +108,10 @@ still holds its graph and is reported —, for `.item()`, `float(...)`, `.detach
 stores under keys that repeat every iteration (`recon["a"] = ...`, or `codes[d] = ...` with `d`
 from a `range()` loop inside the step: each step replaces the last), for a gradient-accumulation
 sum that is rebound before its micro-batch loop in every iteration of a loop that steps a
-`torch.optim` optimizer once per iteration (`loss = 0; for _ in range(k): ...; loss += l` then
-`optimizer.step()`: it holds one step's graphs, freed at the next step), or for
+`torch.optim` optimizer once per iteration, directly or through a GradScaler (`loss = 0; for _
+in range(k): ...; loss += l` then `optimizer.step()` or `scaler.step(optimizer)`: it holds one
+step's graphs, freed at the next step), for the sum of Accelerate's gradient accumulation reset
+under `if accelerator.sync_gradients:` (the optimizer really steps only then), or for
 lists that are stacked and back-propagated in the same loop. Lightning's
 `validation_step`/`test_step`/`predict_step` run under `no_grad`/`inference_mode`: what they
 keep is not reported, nor are torchmetrics values (`self.accuracy(out, y)`), which carry no

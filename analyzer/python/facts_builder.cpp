@@ -3669,6 +3669,7 @@ class Builder {
   bool reset_every_step(TSNode name, const Scope* s, TSNode loop) const {
     name = unparen(name);
     if (!is(name, "identifier")) return false;
+    if (reset_on_accelerate_sync(name, s, loop)) return true;
     TSNode outer = innermost_loop(loop);
     if (is_null(outer)) return false;
     bool inner_steps = false, outer_steps = false;
@@ -3691,6 +3692,33 @@ class Builder {
       if (b.kind == Binding::Kind::Assign && contains(field(outer, "body"), b.stmt) && !contains(loop, b.stmt) &&
           start(b.stmt) < start(loop) && !conditional_in_loop(b.stmt, outer))
         return true;
+    return false;
+  }
+
+  // Accelerate's gradient accumulation: inside `with accelerator.accumulate(model):` the
+  // optimizer really steps only when `accelerator.sync_gradients` is true (accelerate/
+  // accelerator.py, Accelerator.accumulate and AcceleratedOptimizer.step), and the loop resets
+  // the sum there: `if accelerator.sync_gradients: ...; total = 0`. The sum then holds the
+  // graphs of one optimizer step's micro-batches only. True when `name` is rebound in `loop`'s
+  // body under the consequence of such an `if`, `accelerator` being an accelerate.Accelerator.
+  bool reset_on_accelerate_sync(TSNode name, const Scope* s, TSNode loop) const {
+    const auto* bs = m_.lookup(t(name), s);
+    if (!bs) return false;
+    for (const auto& b : *bs) {
+      if (b.kind != Binding::Kind::Assign || is_null(b.stmt) || !contains(field(loop, "body"), b.stmt)) continue;
+      for (TSNode p = m_.parent(b.stmt); !is_null(p) && !same(p, loop); p = m_.parent(p)) {
+        if (!is(p, "if_statement") || !contains(field(p, "consequence"), b.stmt)) continue;
+        TSNode cond = unparen(field(p, "condition"));
+        if (!is(cond, "attribute") || t(field(cond, "attribute")) != "sync_gradients") continue;
+        auto os = m_.origins(field(cond, "object"), m_.scope_of(cond));
+        if (!os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+              if (!is(o.node, "call")) return false;
+              const auto& q = m_.callee_name(o.node, o.scope);
+              return q && (*q == "accelerate.Accelerator" || *q == "accelerate.accelerator.Accelerator");
+            }))
+          return true;
+      }
+    }
     return false;
   }
 

@@ -735,18 +735,54 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     // that class's instances can see.
     TSNode obj = unparen(field(e, "object"));
     const Scope* reader = nullptr;
+    const Scope* instance_of = nullptr;  // the class scope of `config` in `config = Config()`
     if (is_instance_parameter(obj, s)) {
       reader = s;
     } else if (TSNode cls = instance_class(obj, s); is(cls, "class_definition")) {
       reader = function_scope(cls);
+      instance_of = reader;
     }
     if (reader) {
       std::vector<Value> out;
-      for (const AttributeStore* st : self_attribute_stores(text(field(e, "attribute"), src_), reader)) {
+      auto stores = self_attribute_stores(text(field(e, "attribute"), src_), reader);
+      for (const AttributeStore* st : stores) {
         if (is_null(st->value)) return unknown();
         add_all(out, evaluate(st->value, st->scope, depth + 1));
       }
+      // An instance of a class of the file with no store of the attribute anywhere reads the
+      // class body's binding (`DEVICE = "cuda" if ... else "cpu"` in `class TrainingConfig:`).
+      if (instance_of && stores.empty()) {
+        const Scope* found = nullptr;
+        const auto* abs = lookup(text(field(e, "attribute"), src_), instance_of, &found);
+        if (abs && found == instance_of)
+          for (const auto& b : *abs) {
+            if (b.kind != Binding::Kind::Assign) return unknown();
+            add_all(out, evaluate_binding(b, instance_of, depth + 1));
+          }
+      }
       return out.empty() ? unknown() : out;
+    }
+    // `Config.DEVICE` of `class Config: DEVICE = "cuda" if ... else "cpu"`: the class body's
+    // bindings of the name, when the name is bound only by that class statement and nothing
+    // in the file stores into `<object>.DEVICE` other than through `self`.
+    if (is(obj, "identifier")) {
+      const Scope* fs = nullptr;
+      const auto* bs = lookup(text(obj, src_), s, &fs);
+      if (bs && bs->size() == 1 && (*bs)[0].kind == Binding::Kind::Class && !is_null((*bs)[0].function)) {
+        std::string attr(text(field(e, "attribute"), src_));
+        auto stores = attribute_stores_.find(attr);
+        bool stored = false;
+        if (stores != attribute_stores_.end())
+          for (const auto& st : stores->second) stored = stored || st.self_class == nullptr;
+        const Scope* cs = function_scope((*bs)[0].function);
+        const Scope* found = nullptr;
+        const auto* abs = cs && !stored ? lookup(attr, cs, &found) : nullptr;
+        if (abs && found == cs) {
+          std::vector<Value> out;
+          for (const auto& b : *abs) add_all(out, evaluate_binding(b, cs, depth + 1));
+          return out.empty() ? unknown() : out;
+        }
+      }
     }
     return evaluate_argparse(e, s, depth + 1);
   }
