@@ -5271,10 +5271,20 @@ class Builder {
     creation = unparen(creation);
     // `torch.tensor(actions, dtype=torch.int64).unsqueeze(-1)`: shape views and casts of the
     // conversion (host_creation reads through the same ones).
-    for (int i = 0; i < 8 && is(creation, "call") && kHostTransforms.count(method_name(creation, src_)) &&
-                    !is_null(receiver(creation));
-         ++i)
-      creation = unparen(receiver(creation));
+    // `Variable(torch.FloatTensor(batch))`: Variable(x) is x since torch 0.4.
+    for (int i = 0; i < 8 && is(creation, "call"); ++i) {
+      if (kHostTransforms.count(method_name(creation, src_)) && !is_null(receiver(creation))) {
+        creation = unparen(receiver(creation));
+        continue;
+      }
+      const auto& vq = m_.callee_name(creation, s);
+      auto va = positional_arguments(creation);
+      if (vq && (*vq == "torch.autograd.Variable" || *vq == "torch.autograd.variable.Variable") && !va.empty()) {
+        creation = unparen(va[0]);
+        continue;
+      }
+      break;
+    }
     if (!is(creation, "call")) return false;
     auto a = positional_arguments(creation);
     if (a.size() != 1) return false;
