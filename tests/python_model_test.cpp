@@ -560,3 +560,42 @@ TEST(PythonModel, NamedChildHelpersSkipCommentsAndLineContinuations) {
   EXPECT_EQ(named_count(list), 2u);
   EXPECT_EQ(text(named(list, 1), src), "2");
 }
+
+// int_typed: what can only be a Python int, whatever its value — and torch.device of one is a
+// CUDA device (an ordinal). A string, a float division or a name with an unknown origin is not.
+TEST(PythonModel, IntTypedExpressionsAndDeviceOrdinals) {
+  std::string src =
+      "import os\n"
+      "import torch\n"
+      "import torch.distributed as dist\n"
+      "def f(rank, name):\n"
+      "    gpu = rank % torch.cuda.device_count()\n"
+      "    local = int(os.environ['LOCAL_RANK'])\n"
+      "    half = rank / 2\n"
+      "    both = dist.get_rank() * 2 + 1\n"
+      "    use(gpu, local, half, both, name, rank)\n"
+      "    d1 = torch.device(gpu)\n"
+      "    d2 = torch.device(name)\n"
+      "    show(d1, d2)\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto at = [&](const std::string& needle, std::size_t off) { return named_node_at(tree, src, needle, off); };
+  auto int_typed = [&](std::size_t off) {
+    TSNode n = at("use(gpu, local, half, both, name, rank)", off);
+    return m.int_typed(n, m.scope_of(n));
+  };
+  EXPECT_TRUE(int_typed(4));    // gpu
+  EXPECT_TRUE(int_typed(9));    // local
+  EXPECT_FALSE(int_typed(16));  // half: a float
+  EXPECT_TRUE(int_typed(22));   // both
+  EXPECT_FALSE(int_typed(28));  // name: a parameter no call site passes
+  EXPECT_FALSE(int_typed(34));  // rank: the same
+  auto device_values = [&](std::size_t off) {
+    TSNode n = at("show(d1, d2)", off);
+    std::vector<std::string> out;
+    for (const auto& v : m.evaluate(n, m.scope_of(n))) out.push_back(v.kind == gpulint::Value::Kind::Str ? v.s : "?");
+    return out;
+  };
+  EXPECT_EQ(device_values(5), (std::vector<std::string>{"cuda"}));
+  EXPECT_EQ(device_values(9), (std::vector<std::string>{"?"}));
+}

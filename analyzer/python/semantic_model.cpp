@@ -652,6 +652,34 @@ const std::optional<std::string>& SemanticModel::callee_name(TSNode call, const 
 // --------------------------------------------------------------------------------------
 // Evaluation
 // --------------------------------------------------------------------------------------
+bool SemanticModel::int_typed(TSNode e, const Scope* s, int depth) const {
+  if (is_null(e) || depth > kMaxDepth) return false;
+  e = unparen(e);
+  if (is(e, "integer")) return true;
+  if (is(e, "call")) {
+    auto q = callee_name(e, s);
+    static const std::set<std::string> kIntFunctions = {
+        "builtins.int", "builtins.len", "torch.cuda.device_count", "torch.cuda.current_device",
+        "torch.distributed.get_rank", "torch.distributed.get_local_rank", "torch.distributed.get_world_size"};
+    return q && kIntFunctions.count(*q) > 0;
+  }
+  if (is(e, "binary_operator")) {
+    std::string_view op = text(field(e, "operator"), src_);
+    bool right = int_typed(field(e, "right"), s, depth + 1);
+    // `x % n` / `x // n` with an int n: an int, or a float that torch.device would reject.
+    if (op == "%" || op == "//") return right;
+    if (op == "+" || op == "-" || op == "*") return right && int_typed(field(e, "left"), s, depth + 1);
+    return false;
+  }
+  if (is(e, "identifier")) {
+    auto os = origins(e, s, depth + 1);
+    return !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+      return !same(o.node, e) && int_typed(o.node, o.scope, depth + 1);
+    });
+  }
+  return false;
+}
+
 std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) const {
   if (is_null(e) || depth > kMaxDepth) return unknown();
   e = unparen(e);
@@ -813,6 +841,9 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     if (*q == "torch.device" && !ch.empty() && !is(ch[0], "keyword_argument")) {
       // None cannot reach torch.device (it raises TypeError): `def get_device(device=None):
       // if device: return torch.device(device)` gives the strings the other paths assign.
+      // An argument that can only be an int (`rank % torch.cuda.device_count()`,
+      // `int(os.environ["LOCAL_RANK"])`) is an ordinal, whatever its value.
+      if (int_typed(ch[0], s, depth + 1)) return {Value::string("cuda")};
       std::vector<Value> vs;
       for (auto& v : evaluate(ch[0], s, depth + 1)) {
         if (v.kind == Value::Kind::None) continue;

@@ -128,6 +128,11 @@ class SemanticModel {
   /// this file's call sites, `torch.device("cuda")` (as the string "cuda").
   /// A result containing Value::unknown() means: could be anything.
   std::vector<Value> evaluate(TSNode expr, const Scope* scope, int depth = 0) const;
+  /// True when `expr` can only be a Python int whatever its value: an integer literal, int(),
+  /// len(), torch.cuda.device_count()/current_device(), torch.distributed.get_rank() and
+  /// friends, `x % n` / `x // n` with such an n, sums and products of them, or a name whose
+  /// every origin is one. (torch.device(i) of an int i names CUDA device i: see evaluate.)
+  bool int_typed(TSNode expr, const Scope* scope, int depth = 0) const;
   /// Evaluates a dict expression (literal, dict(...), `a if c else b` — either side —, a name
   /// plus its .update()/[k]= writes). A key one alternative lacks gets Value::absent() among its
   /// values. nullopt when any part is not a dict gpulint can read.
