@@ -4460,7 +4460,11 @@ class Builder {
     // An in-place fill with numbers (`torch.FloatTensor(n).fill_(0)`, `.uniform_(-1, 1)`)
     // returns the tensor itself and does the same on the device.
     auto numeric_fill = [&](TSNode c) {
-      if (!kNumericFills.count(method_name(c, src_))) return false;
+      std::string_view fm = method_name(c, src_);
+      if (!kNumericFills.count(fm)) return false;
+      // The random fills take Python numbers only (Tensor.normal_(mean=0, std=1, *, generator),
+      // uniform_(from, to), ...): whatever their arguments, the tensor stays where it is.
+      if (fm != "fill_" && fm != "bernoulli_") return true;
       for (auto a : call_arguments(c)) {
         TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
         if (is(v, "list_splat") || is(v, "dictionary_splat") || !evaluates_to_numbers(v, s)) return false;
@@ -4498,6 +4502,8 @@ class Builder {
       TSNode r = receiver(e);
       if (is_null(r)) return false;
       e = unparen(r);
+      // `torch.FloatTensor(a).data.normal_(0, s)`: `.data` is the same host storage.
+      if (is(e, "attribute") && t(field(e, "attribute")) == "data") e = unparen(field(e, "object"));
     }
     if (is(e, "comparison_operator")) {
       auto ops = named_children(e);
