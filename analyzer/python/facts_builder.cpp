@@ -263,6 +263,17 @@ class Builder {
 
   std::string_view t(TSNode n) const { return text(n, src_); }
   const std::optional<std::string>& qn(TSNode expr, const Scope* s) const { return m_.qualified_name(expr, s); }
+  // For `Variable(x, ...)` (torch.autograd.Variable, pre-0.4 code): `x`, which Variable(x) is
+  // since torch 0.4 (torch/autograd/variable.py: Variable returns the tensor itself; `volatile=`
+  // only warns). A null node for any other expression.
+  TSNode variable_wrapped(TSNode e, const Scope* s) const {
+    e = unparen(e);
+    if (!is(e, "call")) return TSNode{};
+    const auto& q = m_.callee_name(e, s);
+    if (!q || (*q != "torch.autograd.Variable" && *q != "torch.autograd.variable.Variable")) return TSNode{};
+    auto a = positional_arguments(e);
+    return a.empty() ? TSNode{} : unparen(a[0]);
+  }
 
   bool values_cuda(const std::vector<Value>& vs) const {
     for (const auto& v : vs) if (is_cuda_device(v)) return true;
@@ -2235,8 +2246,7 @@ class Builder {
       return false;
     }
     if (pa.empty()) return false;
-    if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")
-      return holds_parameter(pa[0], s, def, param, visited, budget);
+    if (TSNode w = variable_wrapped(e, s); !is_null(w)) return holds_parameter(w, s, def, param, visited, budget);
     if (starts_with(*q, "torch.")) {
       std::string_view fn = std::string_view(*q).substr(6);
       if (kConcatenating.count(fn) || kSameDeviceMethods.count(fn))
@@ -2333,11 +2343,8 @@ class Builder {
       }
       if (!next_batch_loaders(e, s).empty()) return State::Unmoved;
       // tuple(t.to(d) for t in batch), list(...), dict(...); Variable(x) (pre-0.4 code) is x.
+      if (TSNode w = variable_wrapped(e, s); !is_null(w)) return classify(w, s, st);
       const auto& q = m_.callee_name(e, s);
-      if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
-        auto pa = positional_arguments(e);
-        if (!pa.empty()) return classify(pa[0], s, st);
-      }
       // A legacy typed constructor given one tensor (`x = torch.FloatTensor(x)`) returns an
       // alias of it, same storage and device (torch/csrc/utils/tensor_new.cpp, new_with_tensor:
       // `return other.alias()`; it raises when the dtype differs).
@@ -4525,11 +4532,7 @@ class Builder {
     if (!is(e, "call")) return false;
     const auto& q = m_.callee_name(e, s);
     if (!q) return false;
-    // Variable(x) (pre-0.4 code) is x itself since torch 0.4.
-    if (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") {
-      auto a = positional_arguments(e);
-      return !a.empty() && host_creation(a[0], s, factory, depth + 1);
-    }
+    if (TSNode w = variable_wrapped(e, s); !is_null(w)) return host_creation(w, s, factory, depth + 1);
     // torch.normal(mean, std, size): with numbers for mean and std it is a factory (the
     // `normal(float mean, float std, SymInt[] size, *, ..., Device? device=None)` overload of
     // native_functions.yaml); with tensors it samples on their device.
@@ -5173,12 +5176,7 @@ class Builder {
         const Scope* ms = m_.scope_of(n);
         // `Variable(x, volatile=v).cuda()`: since torch 0.4 Variable(x) gives the tensor x on its
         // own device (`volatile=` only warns that it has no effect).
-        if (is(r, "call")) {
-          const auto& q = m_.callee_name(r, ms);
-          auto a = positional_arguments(r);
-          if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable") && a.size() == 1)
-            r = unparen(a[0]);
-        }
+        if (TSNode w = variable_wrapped(r, ms); !is_null(w)) r = w;
         if (!is(r, "identifier") || t(r) != param) return;
         if (!move_unconditional(n, st, ms, &assumes_gpu)) return;
         found = move_device(n, ms);
@@ -5283,10 +5281,8 @@ class Builder {
         creation = unparen(receiver(creation));
         continue;
       }
-      const auto& vq = m_.callee_name(creation, s);
-      auto va = positional_arguments(creation);
-      if (vq && (*vq == "torch.autograd.Variable" || *vq == "torch.autograd.variable.Variable") && !va.empty()) {
-        creation = unparen(va[0]);
+      if (TSNode w = variable_wrapped(creation, s); !is_null(w)) {
+        creation = w;
         continue;
       }
       break;
@@ -5648,14 +5644,9 @@ class Builder {
     // `Variable(gaussian(size)).cuda()`, `noise(n).float().to(device)`: Variable(x) is x since
     // torch 0.4, and host transforms keep a host tensor on the host.
     for (int i = 0; i < 8 && is(call, "call"); ++i) {
-      const auto& q = m_.callee_name(call, s);
-      TSNode inner{};
-      if (q && (*q == "torch.autograd.Variable" || *q == "torch.autograd.variable.Variable")) {
-        auto a = positional_arguments(call);
-        if (a.size() == 1) inner = a[0];
-      } else if (!q && kHostTransforms.count(method_name(call, src_))) {
+      TSNode inner = variable_wrapped(call, s);
+      if (is_null(inner) && !m_.callee_name(call, s) && kHostTransforms.count(method_name(call, src_)))
         inner = receiver(call);
-      }
       if (is_null(inner)) break;
       call = unparen(inner);
     }
