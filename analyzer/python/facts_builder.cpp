@@ -602,6 +602,35 @@ class Builder {
       const auto& q = m_.callee_name(n, m_.scope_of(n));
       if (q && starts_with(*q, "torch.nn.")) found = true;
     });
+    return found || layers_placed_in_constructor(creation);
+  }
+  // A class of the file whose __init__ places its own layers (`self.net0 = nn.Linear(20,
+  // 10).to('cuda')`, `nn.Linear(..., device=d)`: model-parallel style): its instances need no
+  // placement of their own.
+  bool layers_placed_in_constructor(TSNode creation) const {
+    if (!is(creation, "call")) return false;
+    TSNode cls = local_class(creation, m_.scope_of(creation));
+    if (is_null(cls)) return false;
+    TSNode init = class_method(cls, "__init__");
+    if (is_null(init)) return false;
+    bool found = false;
+    visit(field(init, "body"), [&](TSNode n) {
+      if (found || !is(n, "call")) return;
+      std::string_view meth = method_name(n, src_);
+      TSNode layer{};
+      if (meth == "to" || meth == "cuda") layer = unparen(receiver(n));
+      else if (!is_null(keyword_arg(n, "device", src_))) layer = n;
+      if (!is(layer, "call")) return;
+      const auto& q = m_.callee_name(layer, m_.scope_of(layer));
+      if (!q || !starts_with(*q, "torch.nn.")) return;
+      // `.to(...)` of a CPU device places nothing.
+      if (meth == "to") {
+        auto a = positional_arguments(n);
+        TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
+        if (is_null(dev) || !values_cuda(m_.evaluate(dev, m_.scope_of(n)))) return;
+      }
+      found = true;
+    });
     return found;
   }
 
@@ -5334,8 +5363,11 @@ class Builder {
         continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) && transform_of_name(b.value, nm))
         continue;
-      // `new_labels = []`, then appended to: a Python list, which the constructor reads on the host.
-      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) && host_literal(b.value)) continue;
+      // `new_labels = []`, then appended to, or `codes = [ord(c) for c in s]`: a Python list,
+      // which the constructor reads on the host.
+      if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value) &&
+          (host_literal(b.value) || is(unparen(b.value), "list_comprehension")))
+        continue;
       if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value) &&
           (is(unparen(b.value), "call") || from_calls(b.value, fs, 0)))
         continue;
