@@ -20,8 +20,11 @@ held in a name, or an optimizer built in a helper function — or a hand-written
 `for p in model.parameters(): p -= lr * p.grad`) that are never moved with
 `.to(device)` / `.cuda()` in a script that trains (`backward()`, `optimizer.step()`) and
 clearly means to use a GPU: it builds a CUDA device, calls `torch.cuda.is_available()` or
-`.cuda()` somewhere. The diagnostic points at the model's creation (`ResNet18()`,
-`nn.Sequential(`), also when that is inside a factory function of the file. Models built where
+`.cuda()` somewhere (not `torch.cuda.manual_seed*` / `seed*`, which are documented as silently
+ignored without CUDA: scripts seed every backend they may run on). The diagnostic points at the model's creation (`ResNet18()`,
+`nn.Sequential(`), also when that is inside a factory function of the file. A class of the
+file whose constructor places its own layers (`self.stage0 = nn.Linear(20, 10).to("cuda")`, or
+`device=`: model-parallel style) needs no move of its instances. Models built where
 gpulint cannot see the placement may have been placed there and are not reported: a class or
 factory imported from the project (`from transformer import Transformer`; its constructor may
 call `self.to(...)`), `torch.load`, or a submodule of a class (`self.net = Net()`: whoever builds

@@ -61,8 +61,11 @@ Unsafe: the fix moves the argument in place (`model(data.to(device))`, with the 
 model was moved with); later uses of the same tensor may also need it. Not reported where a
 framework moves batches (Lightning, Accelerate, Hugging Face `Trainer`) or for datasets that
 already hold CUDA tensors (a `TensorDataset` whose tensors are not provably on the CPU), for
-`nn.DataParallel` models (they scatter CPU inputs themselves), or, in C++, on paths that only run
-when CUDA is unavailable.
+`nn.DataParallel` models (they scatter CPU inputs themselves), or on paths that only run when
+CUDA is unavailable: the `else` of an `if` whose condition holds on every run that trains on
+CUDA (`if self.use_gpu: x = x.cuda() else: x = Variable(x)` with `use_gpu =
+torch.cuda.is_available()`; in C++ likewise). A placement in dead code (`if USE_GPU:` with
+`USE_GPU = False`) puts no model on the GPU.
 
 ## Measured cost
 Not a slowdown but a crash: the run fails at its first step.

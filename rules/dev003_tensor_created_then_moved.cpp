@@ -16,8 +16,8 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds tensor factory calls without `device=` that are moved to a CUDA device in the same
 expression (`torch.zeros(n).cuda()`, `torch.tensor(x).float().to(device)`, also through shape
-views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, `torch.tensor(v).to(torch.float).to(device)`, and in-place fills with numbers,
-`torch.zeros(n).fill_(1).cuda()`) inside a loop, or inside the
+views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, `torch.tensor(v).to(torch.float).to(device)`, in-place fills with numbers,
+`torch.zeros(n).fill_(1).cuda()`, random fills, `.data` and `.requires_grad_()`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
 `h0 = torch.zeros(...).to(device)`), or inside a function of the file called from such a place
 (an `init_hidden()` that `forward()` calls; a helper called in a loop that back-propagates,
@@ -61,7 +61,8 @@ tensor copies it on `t`'s own device, so of a model's output or a tensor already
 is not reported.
 
 The move's device is a CUDA device the file computes (`"cuda"`, `torch.device("cuda" if
-torch.cuda.is_available() else "cpu")`), or the `device` of something that is on the
+torch.cuda.is_available() else "cpu")`, `torch.device(rank % torch.cuda.device_count())`; and
+`.cuda(gpu)` whatever its argument: Tensor.cuda always copies to a CUDA device), or the `device` of something that is on the
 accelerator: an Accelerate `Accelerator` / Lightning `Fabric` (`.to(accelerator.device)`), a
 model the file places on CUDA (`model.device`: Hugging Face's `PreTrainedModel.device`, or a
 module's own `device` property over its parameters; also a model passed to a function), a
@@ -85,8 +86,17 @@ passes) with no such model placement beside it is left alone.
 
 A name converted in place from the host value it held (`obs, act = replay_buffer.sample(n)`,
 then `obs = torch.FloatTensor(obs)` and later `obs = obs.cuda()`) is a conversion of host data
-too; not when the name is a loop's target (a loader's batch re-wrapped with a legacy
-constructor is an alias of the batch: its copy is DL002's matter).
+too — also with `dtype=`, shape views or `Variable(...)` around it, when every value the name
+can hold is what a call returned (through a method's parameter to its call sites, an unpacked
+sample, a subscript `actions[mbinds]`), a list literal or comprehension (`[ord(c) for c in s]`),
+or when the data is a NumPy function's result (`torch.FloatTensor(np.array(boards))`); not a
+model's output or a tensor moved to the GPU, and not when the name is a loop's target (a loader's
+batch re-wrapped with a legacy constructor is an alias of the batch: its copy is DL002's
+matter). A helper that returns such a name (`new_labels = torch.LongTensor(new_labels)`, `return
+new_labels`) is followed to it, also when its caller keeps the result in a name before the move
+(`labels_ = resize_labels(labels)`, then `labels_.to(device)`). A value chosen by an `if` with an
+`else` (`if uniform: z = torch.rand(n) else: z = torch.randn(n)`) reaches the move from every live
+branch that binds the name plainly.
 
 Also through a name, over several statements of the same block: the tensor is created
 (`m = torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`), each later statement that touches
@@ -102,7 +112,9 @@ under which the file places a model that the same function calls on CUDA (`if no
 args.use_cpu: classifier = classifier.cuda()`, then `if not args.use_cpu: noise = noise.cuda()`
 in the training loop; `if self.use_cuda: self.G.cuda()`, then `if self.use_cuda: alpha =
 alpha.cuda()`: a run that trains on the GPU took that side), and, in a module's `forward()`,
-`next(self.parameters()).is_cuda` or `x.is_cuda` of a forward parameter. Such a move is reported
+`next(self.parameters()).is_cuda` or `x.is_cuda` of a forward parameter; and a flag of the
+instance (`if self.args.cuda:`) under which a method of the same class places the class's model
+holds in every method of that class. Such a move is reported
 without a fix (created with `device=`, the tensor would need CUDA on the runs without it). A
 cast or reshape of the name in the moving expression itself (`labels = labels.long().cuda()`)
 is followed the same way. A tensor

@@ -16,12 +16,14 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds `torch.utils.data.DataLoader(...)` calls without `pin_memory=True` (absent, `False`, or
 `False` through `**kwargs`) whose batches the training loop copies to a CUDA device
-(`.to(device)` / `.cuda()` where the device is CUDA, `.type(torch.cuda.FloatTensor)` also through
+(`.to(device)` / `.cuda()` where the device is CUDA — a CUDA string or `torch.device`, also one
+named by an int ordinal such as `torch.device(rank % torch.cuda.device_count())` or a config
+class's attribute, `Config.DEVICE = "cuda" if ... else "cpu"` —, `.type(torch.cuda.FloatTensor)` also through
 a name bound to that type; a copy whose result is discarded still counts when the loop calls a
 model on CUDA — see DEV002). The loop may iterate the loader directly,
 through `enumerate`/`tqdm`/`zip`/`list` (also `with tqdm(loader) as bar:`, whose `__enter__`
 returns the bar), through an iterator drawn with `next(...)` (`it = iter(loader)`, the loader's
-own name rebound with `loader = iter(loader)`, or `j, batch = next(enumerate(loader, 0))`; also inside a
+own name rebound with `loader = iter(loader)`, `iter(loader).next()`, or `j, batch = next(enumerate(loader, 0))`; also inside a
 loop over another loader: `ood = next(ood_iter)[0].cuda()` in `for x, y in train_loader:`;
 each loader is judged by the copies of its own batches), or through a wrapper class of the
 file whose `__iter__` moves each batch (`DeviceDataLoader`). A batch keeps its place through arithmetic with numbers
