@@ -23,7 +23,8 @@ loop (`train_loss, acc = self._train_epoch()` then `self.loss["train"].append(tr
 are torch functions of attached tensors (`F.softmax(out, 1)`), their `.cpu()` copies (only
 `.detach()` drops the graph), and other methods the file's own model class defines, called on
 an input (`model.neglog_likelihood(x)`, even when never back-propagated; not methods decorated
-with `@torch.no_grad()`, nor those of models built by a library, such as Hugging Face's
+with `@torch.no_grad()`, nor those whose every return is detached — an agent's `select_action`
+returning `q.argmax(1).item()` —, nor those of models built by a library, such as Hugging Face's
 `generate`, which gpulint cannot read). A training-step method that
 calls `backward()` once per call keeps what it adds to instance state
 (`self.running_loss += loss`) across calls; so does the `training_step` of a LightningModule
