@@ -41,6 +41,8 @@ torch.randint(1, self.noise_steps, (n,))`), is reported at the creation, without
 caller may need the tensor where it is). Arithmetic on the host tensor before the move
 (`(torch.randn(b, 1, 28, 28) * std).to(device)`, `z = torch.randn(b, 100) * 0.1` then `z =
 z.cuda()`) keeps it on the host; the fix is given only when the other operand is a number.
+A creation in the `__init__` of a Dataset subclass (caching per-item tensors while the dataset
+is built) runs once per dataset, not per step, unless the file builds the dataset in a loop.
 A creation in a function or method that the file itself does not show to run once per step (an
 agent module's `act()`, which the training script in another file calls) is
 reported when another file checked in the same run calls it from such a place: `from

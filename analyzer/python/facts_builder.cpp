@@ -1887,6 +1887,30 @@ class Builder {
     return false;
   }
 
+  // In the `__init__` of a class of the file derived from torch.utils.data's Dataset or
+  // IterableDataset (directly): building the dataset, once per dataset, not once per step —
+  // unless the file creates that dataset inside a loop.
+  bool in_dataset_constructor(TSNode n) const {
+    TSNode fn = enclosing_function(n);
+    if (is_null(fn) || t(field(fn, "name")) != "__init__") return false;
+    TSNode cls = enclosing_class(fn);
+    if (is_null(cls)) return false;
+    TSNode sup = field(cls, "superclasses");
+    if (is_null(sup)) return false;
+    const Scope* s = m_.scope_of(cls);
+    bool dataset = false;
+    for (TSNode b : named_children(sup)) {
+      const auto& q = m_.qualified_name(b, s);
+      if (q && (*q == "torch.utils.data.Dataset" || *q == "torch.utils.data.IterableDataset" ||
+                *q == "torch.utils.data.dataset.Dataset" || *q == "torch.utils.data.dataset.IterableDataset"))
+        dataset = true;
+    }
+    if (!dataset) return false;
+    for (const auto& site : m_.call_sites(fn))
+      if (!is_null(innermost_loop(site.node))) return false;
+    return true;
+  }
+
   // `if self.mask is None or self.mask.size(0) != n: self.mask = torch.ones(n, n).cuda()`:
   // the statement holding `n` assigns a target under an `if` (inside its loop or function) whose
   // condition reads that same target — a cache filled when it is missing or stale, not a
@@ -1920,6 +1944,7 @@ class Builder {
   // that back-propagates or iterates a DataLoader at its own level (step_site) — followed
   // through at most two calls. A helper called once per epoch (saving sample images) is not.
   bool runs_per_step(TSNode n) {
+    if (in_dataset_constructor(n)) return false;
     if (in_loop_within_function(n)) return !beside_inner_step_loop(n);
     return in_module_forward(n) || called_per_step(n, 0);
   }
