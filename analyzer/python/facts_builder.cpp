@@ -2335,6 +2335,17 @@ class Builder {
       if (it == st.names.end()) return std::nullopt;
       return it->second;
     }
+    // `[d.cuda() for d in data] if cuda else data`: on the runs that train on CUDA (the
+    // condition true there: truth_on_gpu) the value side; otherwise what both sides agree on.
+    if (auto parts = conditional_parts(e)) {
+      bool assumes = false;
+      auto truth = truth_on_gpu(parts->condition, s, &assumes);
+      if (truth && *truth) return classify(parts->value, s, st);
+      auto a = classify(parts->value, s, st);
+      auto b = classify(parts->otherwise, s, st);
+      if (a && b && *a == *b) return a;
+      return std::nullopt;
+    }
     if (is(e, "subscript")) {
       if (std::string key = element_key(e); !key.empty()) {
         auto it = st.elements.find(key);
