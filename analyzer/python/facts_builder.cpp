@@ -2532,7 +2532,23 @@ class Builder {
       if (!is_null(dev) && names_cuda_tensor_type(dev, s)) st.copied_to_cuda = true;
       return;
     }
-    if (!is_null(dev) && values_cuda(m_.evaluate(dev, s))) st.copied_to_cuda = true;
+    // A CUDA device value, or the device of something on the accelerator (`model.device`,
+    // `next(model.parameters()).device` of a model on CUDA: accelerator_device) — not an
+    // Accelerate / Fabric object's device, which may be the CPU (the framework decides).
+    if (!is_null(dev) && (values_cuda(m_.evaluate(dev, s)) || (accelerator_device(dev, s) && !framework_device(dev, s))))
+      st.copied_to_cuda = true;
+  }
+  // `accelerator.device`, or a name every origin of which is one.
+  bool framework_device(TSNode dev, const Scope* s) const {
+    dev = unparen(dev);
+    if (is(dev, "identifier")) {
+      auto os = m_.origins(dev, s);
+      return !os.empty() && std::any_of(os.begin(), os.end(), [&](const Origin& o) {
+        TSNode n = unparen(o.node);
+        return is(n, "attribute") && t(field(n, "attribute")) == "device" && framework_object(field(n, "object"), o.scope);
+      });
+    }
+    return is(dev, "attribute") && t(field(dev, "attribute")) == "device" && framework_object(field(dev, "object"), s);
   }
 
   struct LoopCtx {
@@ -5064,6 +5080,19 @@ class Builder {
     // module's own `device` property: where its parameters are), also as a parameter whose
     // callers pass it.
     if ((is(x, "identifier") || is(x, "attribute")) && cuda_model_for_callee(x, s)) return true;
+    // `next(model.parameters()).device`: where the model's parameters are.
+    if (is(x, "call")) {
+      const auto& q = m_.callee_name(x, s);
+      auto a = positional_arguments(x);
+      if (q && *q == "builtins.next" && a.size() == 1 && is(unparen(a[0]), "call")) {
+        TSNode pc = unparen(a[0]);
+        std::string_view pm = method_name(pc, src_);
+        TSNode owner = unparen(receiver(pc));
+        if ((pm == "parameters" || pm == "buffers") && (is(owner, "identifier") || is(owner, "attribute")) &&
+            cuda_model_for_callee(owner, s))
+          return true;
+      }
+    }
     // A tensor of this function (not a parameter: a helper written to follow whatever its
     // caller passes stays device-agnostic, and is left alone).
     TSNode root = root_identifier(x);
