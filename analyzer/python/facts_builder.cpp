@@ -5556,6 +5556,9 @@ class Builder {
     out.insert(out.end(), found.begin(), found.end());
     return Reaching::Found;
   }
+  // Reports one value `creation` that reaches `move` through the name `nm` (a host creation, a
+  // conversion of the name's own host data, or a call of a helper whose returns are creations),
+  // with the move's device text and its conditions as created_then_moved_through_name found them.
   void report_created_then_moved(TSNode creation, TSNode move, const std::string& nm, const Scope* s,
                                  const HelperMove* via, const std::string& device_text,
                                  const std::string& pending, bool assumes_gpu) {
@@ -5569,7 +5572,6 @@ class Builder {
     }
     if (loader_batch_alias(factory, s)) return;
     if (dead(creation)) return;
-    std::optional<std::string> device(device_text);
     if (!created_moved_.insert(creation.id).second) return;
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
@@ -5585,8 +5587,8 @@ class Builder {
     // `.to(x.device)` later: `x` may not exist yet where the tensor is created.
     TSNode dev_arg = via ? TSNode{} : move_device_argument(move);
     bool relative = is(unparen(dev_arg), "attribute") && accelerator_device(dev_arg, s);
-    if (!assumes_gpu && !relative && (!via || starts_with(*device, "\"")) && !host_arithmetic_operand(creation, factory, s))
-      f.fix = device_argument_fix(factory, s, *device);
+    if (!assumes_gpu && !relative && (!via || starts_with(device_text, "\"")) && !host_arithmetic_operand(creation, factory, s))
+      f.fix = device_argument_fix(factory, s, device_text);
     facts_.created_then_moved.push_back(std::move(f));
   }
   std::unordered_set<const void*> created_moved_;
