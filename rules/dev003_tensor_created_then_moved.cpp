@@ -30,7 +30,10 @@ threshold, runs on every step after it, unlike one under `if step % n == 0:`). A
 training-step function — one that back-propagates and steps an optimizer once per call, outside
 loops of its own — runs once per step by definition, whoever calls it and however often (an A3C
 worker's `update(trajectory)` under `if done:`, a replay agent's `learn()` that the training
-script in another file calls), and so do the helpers it calls. Methods count where they are called on `self` or on a name bound only to
+script in another file calls), and so do the helpers it calls. So does an agent's acting method:
+a method of the same class, without loops of its own and never called in the file, that computes
+with a model of the file (`select_action(state)` beside `update()`): the environment loop that
+calls it runs it at least as often as the training step. Methods count where they are called on `self` or on a name bound only to
 instances of one class of the file (`agent = Agent(...)`, then `agent.select_action(obs)`), or
 on an attribute every `self.memory = ReplayBuffer(...)` of the owner's class sets to one class
 (`agent.memory.push(...)`, `self.memory.push(...)`); not

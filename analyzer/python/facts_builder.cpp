@@ -2000,7 +2000,28 @@ class Builder {
     // A training-step function (`update_global(trajectory)` under `if done:`, a replay agent's
     // `learn()` that the training script in another file calls): each call is one optimizer
     // step, whoever calls it and however often.
-    return step_function(fn);
+    return step_function(fn) || acting_method(fn);
+  }
+  // An agent's acting method: a method without loops of its own that the file never calls,
+  // which computes with a model of the file, in a class another method of which is a training
+  // step (`select_action(state)`
+  // beside `update()`). The environment loop in another file calls it once per environment
+  // step — at least as often as the training step, which counts as per step already.
+  bool acting_method(TSNode fn) {
+    if (!is(fn, "function_definition") || starts_with(t(field(fn, "name")), "__")) return false;
+    TSNode cls = enclosing_class(fn);
+    if (is_null(cls) || !same(m_.parent(fn), field(cls, "body"))) return false;
+    if (!m_.call_sites(fn).empty() || models_called_in(fn).empty()) return false;
+    // One action per call: a method that runs a loop of its own (`run()` playing whole
+    // episodes) is no acting method.
+    bool loops = false;
+    visit(field(fn, "body"), [&](TSNode n) { loops = loops || is(n, "for_statement") || is(n, "while_statement"); });
+    if (loops) return false;
+    for (TSNode st : named_children(field(cls, "body"))) {
+      TSNode def = is(st, "decorated_definition") ? field(st, "definition") : st;
+      if (is(def, "function_definition") && !same(def, fn) && step_function(def)) return true;
+    }
+    return false;
   }
 
   // True when function `def` is a training step: it back-propagates once per call (outside
