@@ -576,7 +576,8 @@ TEST(PythonModel, IntTypedExpressionsAndDeviceOrdinals) {
       "    use(gpu, local, half, both, name, rank)\n"
       "    d1 = torch.device(gpu)\n"
       "    d2 = torch.device(name)\n"
-      "    show(d1, d2)\n";
+      "    d3 = torch.device(1)\n"
+      "    show(d1, d2, d3)\n";
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
   auto at = [&](const std::string& needle, std::size_t off) { return named_node_at(tree, src, needle, off); };
@@ -591,9 +592,11 @@ TEST(PythonModel, IntTypedExpressionsAndDeviceOrdinals) {
   EXPECT_FALSE(int_typed(28));  // name: a parameter no call site passes
   EXPECT_FALSE(int_typed(34));  // rank: the same
   auto device_values = [&](std::size_t off) {
-    TSNode n = at("show(d1, d2)", off);
+    TSNode n = at("show(d1, d2, d3)", off);
     return strings_of(m.evaluate(n, m.scope_of(n)));
   };
   EXPECT_EQ(device_values(5), (std::vector<std::string>{"cuda"}));
   EXPECT_EQ(device_values(9), (std::vector<std::string>{"<not a string>"}));
+  // A literal ordinal keeps its index (int_typed is asked only when the value is unknown).
+  EXPECT_EQ(device_values(13), (std::vector<std::string>{"cuda:1"}));
 }

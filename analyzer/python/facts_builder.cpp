@@ -274,6 +274,56 @@ class Builder {
     auto a = positional_arguments(e);
     return a.empty() ? TSNode{} : unparen(a[0]);
   }
+  // Reads through what leaves a tensor the same tensor on the same device: shape views and
+  // casts called as methods (kHostTransforms: `x.float().unsqueeze(-1)`; not torch's functions
+  // of the same name, `torch.t(x)`) and Variable(x). `e` itself when there is none.
+  TSNode through_views(TSNode e, const Scope* s) const {
+    e = unparen(e);
+    for (int i = 0; i < 8 && is(e, "call"); ++i) {
+      TSNode inner = variable_wrapped(e, s);
+      if (is_null(inner) && !is_null(receiver(e)) && kHostTransforms.count(method_name(e, src_))) {
+        const auto& q = m_.callee_name(e, s);
+        if (!q || !starts_with(*q, "torch.")) inner = unparen(receiver(e));
+      }
+      if (is_null(inner)) break;
+      e = inner;
+    }
+    return e;
+  }
+  // The module of `next(m.parameters())` / `next(m.buffers())` (where `m`'s parameters are):
+  // `m`; a null node for any other expression.
+  TSNode parameters_owner(TSNode e, const Scope* s) const {
+    e = unparen(e);
+    if (!is(e, "call")) return TSNode{};
+    const auto& q = m_.callee_name(e, s);
+    auto a = positional_arguments(e);
+    if (!q || *q != "builtins.next" || a.size() != 1 || !is(unparen(a[0]), "call")) return TSNode{};
+    TSNode inner = unparen(a[0]);
+    std::string_view m = method_name(inner, src_);
+    if (m != "parameters" && m != "buffers") return TSNode{};
+    return unparen(receiver(inner));
+  }
+  // True when `cond` reads the instance parameter of a method (`self.args.cuda`).
+  bool reads_instance(TSNode cond) const {
+    bool found = false;
+    visit(cond, [&](TSNode n) {
+      if (!found && is(n, "identifier") && m_.is_instance_parameter(n, m_.scope_of(n))) found = true;
+    });
+    return found;
+  }
+  // True when class `cls` of the file names one of `bases` (qualified names) among its direct
+  // base classes.
+  bool direct_base_in(TSNode cls, std::initializer_list<std::string_view> bases) const {
+    if (!is(cls, "class_definition")) return false;
+    TSNode sup = field(cls, "superclasses");
+    if (is_null(sup)) return false;
+    const Scope* s = m_.scope_of(cls);
+    for (TSNode b : named_children(sup)) {
+      const auto& q = m_.qualified_name(b, s);
+      if (q && std::find(bases.begin(), bases.end(), std::string_view(*q)) != bases.end()) return true;
+    }
+    return false;
+  }
 
   bool values_cuda(const std::vector<Value>& vs) const {
     for (const auto& v : vs) if (is_cuda_device(v)) return true;
@@ -597,11 +647,7 @@ class Builder {
     for (TSNode p = m_.parent(creation); !is_null(p); p = m_.parent(p))
       if (is(p, "function_definition")) { scope_node = field(p, "body"); break; }
     bool found = false;
-    visit(scope_node, [&](TSNode n) {
-      if (found || !is(n, "call") || is_null(keyword_arg(n, "device", src_))) return;
-      const auto& q = m_.callee_name(n, m_.scope_of(n));
-      if (q && starts_with(*q, "torch.nn.")) found = true;
-    });
+    visit(scope_node, [&](TSNode n) { found = found || layer_on_device(n, /*moved=*/false); });
     return found || layers_placed_in_constructor(creation);
   }
   // A class of the file whose __init__ places its own layers (`self.net0 = nn.Linear(20,
@@ -614,24 +660,28 @@ class Builder {
     TSNode init = class_method(cls, "__init__");
     if (is_null(init)) return false;
     bool found = false;
-    visit(field(init, "body"), [&](TSNode n) {
-      if (found || !is(n, "call")) return;
-      std::string_view meth = method_name(n, src_);
-      TSNode layer{};
-      if (meth == "to" || meth == "cuda") layer = unparen(receiver(n));
-      else if (!is_null(keyword_arg(n, "device", src_))) layer = n;
-      if (!is(layer, "call")) return;
-      const auto& q = m_.callee_name(layer, m_.scope_of(layer));
-      if (!q || !starts_with(*q, "torch.nn.")) return;
-      // `.to(...)` of a CPU device places nothing.
-      if (meth == "to") {
-        auto a = positional_arguments(n);
-        TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
-        if (is_null(dev) || !values_cuda(m_.evaluate(dev, m_.scope_of(n)))) return;
-      }
-      found = true;
-    });
+    visit(field(init, "body"), [&](TSNode n) { found = found || layer_on_device(n, /*moved=*/true); });
     return found;
+  }
+  // Call `n` builds a torch.nn layer on a device not known to be the CPU: `nn.Linear(...,
+  // device=d)`, or — with `moved` — `nn.Linear(...).to(d)` / `.cuda()` as it is built.
+  bool layer_on_device(TSNode n, bool moved) const {
+    if (!is(n, "call")) return false;
+    const Scope* s = m_.scope_of(n);
+    std::string_view meth = method_name(n, src_);
+    TSNode layer = n, dev = keyword_arg(n, "device", src_);
+    if (moved && (meth == "to" || meth == "cuda")) {
+      layer = unparen(receiver(n));
+      auto a = positional_arguments(n);
+      dev = meth == "cuda" ? TSNode{} : (a.empty() ? keyword_arg(n, "device", src_) : a[0]);
+      if (meth == "to" && is_null(dev)) return false;
+    } else if (is_null(dev)) {
+      return false;
+    }
+    if (!is(layer, "call")) return false;
+    const auto& q = m_.callee_name(layer, s);
+    if (!q || !starts_with(*q, "torch.nn.")) return false;
+    return is_null(dev) || device_value(dev, s) != Where::Cpu;
   }
 
   // Does `expr` (a model creation expression) include a placement (`.to()`, `.cuda()`)?
@@ -1876,15 +1926,7 @@ class Builder {
     if (is_null(fn) || t(field(fn, "name")) != "forward") return false;
     TSNode cls = m_.parent(fn);
     while (!is_null(cls) && (is(cls, "block") || is(cls, "decorated_definition"))) cls = m_.parent(cls);
-    if (!is(cls, "class_definition")) return false;
-    TSNode sup = field(cls, "superclasses");
-    if (is_null(sup)) return false;
-    const Scope* s = m_.scope_of(cls);
-    for (TSNode b : named_children(sup)) {
-      const auto& q = m_.qualified_name(b, s);
-      if (q && (*q == "torch.nn.Module" || *q == "torch.nn.modules.module.Module")) return true;
-    }
-    return false;
+    return direct_base_in(cls, {"torch.nn.Module", "torch.nn.modules.module.Module"});
   }
 
   // In the `__init__` of a class of the file derived from torch.utils.data's Dataset or
@@ -1893,19 +1935,10 @@ class Builder {
   bool in_dataset_constructor(TSNode n) const {
     TSNode fn = enclosing_function(n);
     if (is_null(fn) || t(field(fn, "name")) != "__init__") return false;
-    TSNode cls = enclosing_class(fn);
-    if (is_null(cls)) return false;
-    TSNode sup = field(cls, "superclasses");
-    if (is_null(sup)) return false;
-    const Scope* s = m_.scope_of(cls);
-    bool dataset = false;
-    for (TSNode b : named_children(sup)) {
-      const auto& q = m_.qualified_name(b, s);
-      if (q && (*q == "torch.utils.data.Dataset" || *q == "torch.utils.data.IterableDataset" ||
-                *q == "torch.utils.data.dataset.Dataset" || *q == "torch.utils.data.dataset.IterableDataset"))
-        dataset = true;
-    }
-    if (!dataset) return false;
+    if (!direct_base_in(enclosing_class(fn), {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset",
+                                              "torch.utils.data.dataset.Dataset",
+                                              "torch.utils.data.dataset.IterableDataset"}))
+      return false;
     for (const auto& site : m_.call_sites(fn))
       if (!is_null(innermost_loop(site.node))) return false;
     return true;
@@ -2004,9 +2037,9 @@ class Builder {
   }
   // An agent's acting method: a method without loops of its own that the file never calls,
   // which computes with a model of the file, in a class another method of which is a training
-  // step (`select_action(state)`
-  // beside `update()`). The environment loop in another file calls it once per environment
-  // step — at least as often as the training step, which counts as per step already.
+  // step (`select_action(state)` beside `update()`). The environment loop in another file calls
+  // it once per environment step — at least as often as the training step, which counts as per
+  // step already.
   bool acting_method(TSNode fn) {
     if (!is(fn, "function_definition") || starts_with(t(field(fn, "name")), "__")) return false;
     TSNode cls = enclosing_class(fn);
@@ -2559,7 +2592,8 @@ class Builder {
     if (!is_null(dev) && (values_cuda(m_.evaluate(dev, s)) || (accelerator_device(dev, s) && !framework_device(dev, s))))
       st.copied_to_cuda = true;
   }
-  // `accelerator.device`, or a name every origin of which is one.
+  // `accelerator.device`, or a name one origin of which is one (a device the framework may
+  // choose on some path is no evidence of CUDA).
   bool framework_device(TSNode dev, const Scope* s) const {
     dev = unparen(dev);
     if (is(dev, "identifier")) {
@@ -4532,12 +4566,17 @@ class Builder {
     const auto& q = m_.callee_name(d, s);
     return q && starts_with(*q, "numpy.");
   }
-  void describe_factory(CreatedThenMoved& f, TSNode factory, const Scope* s) const {
+  // `converts_data`: the creation converts the host data a name held (converts_own_host_value).
+  void describe_factory(CreatedThenMoved& f, TSNode factory, const Scope* s, bool converts_data = false) const {
     const auto& q = m_.callee_name(factory, s);
     f.factory = q ? *q : std::string(t(field(factory, "function")));
     f.legacy_constructor = q && host_legacy_constructor(*q);
-    f.from_data = q && *q == "torch.tensor";
+    f.from_data = converts_data || (q && *q == "torch.tensor");
     if (!f.legacy_constructor) return;
+    if (converts_data) {
+      f.legacy_arguments = CreatedThenMoved::LegacyArguments::Data;
+      return;
+    }
     auto a = positional_arguments(factory);
     if (a.size() != call_arguments(factory).size()) return;  // keywords, splats: Unknown
     bool sizes = true;
@@ -4699,10 +4738,8 @@ class Builder {
         e = field(e, "left");
       } else if (is(e, "call") && !is_null(receiver(e))) {
         e = receiver(e);
-      } else if (is(e, "call")) {
-        auto a = positional_arguments(e);  // Variable(x)
-        if (a.empty()) return false;
-        e = a[0];
+      } else if (TSNode w = variable_wrapped(e, s); !is_null(w)) {
+        e = w;
       } else {
         return false;
       }
@@ -4916,13 +4953,6 @@ class Builder {
     // under one condition gives it — for every group when it reads the instance (`if
     // self.args.cuda:` holds the same in every method of that class only), else only when
     // the model has that one group.
-    auto uses_instance = [&](TSNode cond) {
-      bool found = false;
-      visit(cond, [&](TSNode n) {
-        if (!found && is(n, "identifier") && m_.is_instance_parameter(n, m_.scope_of(n))) found = true;
-      });
-      return found;
-    };
     for (const ModelInfo& mi : models_) {
       if (!mi.on_cuda || mi.cuda_placements.empty()) continue;
       std::vector<std::pair<const void*, std::vector<TSNode>>> groups;
@@ -4945,7 +4975,7 @@ class Builder {
           }
           if (!first) first = g;
         }
-        if (!all || !first || (groups.size() > 1 && !uses_instance(first->cond))) continue;
+        if (!all || !first || (groups.size() > 1 && !reads_instance(first->cond))) continue;
         first->model = &mi;
         placement_conditions_->push_back(*first);
       }
@@ -4967,10 +4997,7 @@ class Builder {
     // A condition on the instance (`if self.args.cuda:`) that a method of the same class placed
     // a model under reads the same object's state: it has that truth on the instance's GPU runs
     // in every method of the class (same_condition matches `self` only within one class).
-    bool on_instance = false;
-    visit(cond, [&](TSNode n) {
-      if (!on_instance && is(n, "identifier") && m_.is_instance_parameter(n, m_.scope_of(n))) on_instance = true;
-    });
+    bool on_instance = reads_instance(cond);
     for (const PlacementCondition& pc : pcs)
       if ((called.count(pc.model) || on_instance) && same_condition(cond, pc.cond)) return pc.truth;
     return std::nullopt;
@@ -5034,13 +5061,8 @@ class Builder {
   // raises). The runs gpulint's findings are about are those.
   bool module_runs_on_gpu_when_cuda(TSNode obj) const {
     if (is(obj, "call")) {  // next(self.parameters())
-      const auto& q = m_.callee_name(obj, m_.scope_of(obj));
-      auto a = positional_arguments(obj);
-      if (!q || *q != "builtins.next" || a.size() != 1 || !is(unparen(a[0]), "call")) return false;
-      TSNode inner = unparen(a[0]);
-      TSNode r = receiver(inner);
-      return method_name(inner, src_) == "parameters" && !is_null(r) && is(r, "identifier") &&
-             m_.is_instance_parameter(r, m_.scope_of(r));
+      TSNode r = parameters_owner(obj, m_.scope_of(obj));
+      return is(r, "identifier") && m_.is_instance_parameter(r, m_.scope_of(r));
     }
     if (!is(obj, "identifier") || m_.is_instance_parameter(obj, m_.scope_of(obj))) return false;
     const auto* bs = m_.lookup(t(obj), m_.scope_of(obj));
@@ -5102,18 +5124,9 @@ class Builder {
     // callers pass it.
     if ((is(x, "identifier") || is(x, "attribute")) && cuda_model_for_callee(x, s)) return true;
     // `next(model.parameters()).device`: where the model's parameters are.
-    if (is(x, "call")) {
-      const auto& q = m_.callee_name(x, s);
-      auto a = positional_arguments(x);
-      if (q && *q == "builtins.next" && a.size() == 1 && is(unparen(a[0]), "call")) {
-        TSNode pc = unparen(a[0]);
-        std::string_view pm = method_name(pc, src_);
-        TSNode owner = unparen(receiver(pc));
-        if ((pm == "parameters" || pm == "buffers") && (is(owner, "identifier") || is(owner, "attribute")) &&
-            cuda_model_for_callee(owner, s))
-          return true;
-      }
-    }
+    if (TSNode owner = parameters_owner(x, s); (is(owner, "identifier") || is(owner, "attribute")) &&
+                                                  cuda_model_for_callee(owner, s))
+      return true;
     // A tensor of this function (not a parameter: a helper written to follow whatever its
     // caller passes stays device-agnostic, and is left alone).
     TSNode root = root_identifier(x);
@@ -5387,21 +5400,9 @@ class Builder {
   // constructor is an alias of the batch, whose copy is DL002's matter), nor any other reading
   // of the name.
   bool converts_own_host_value(TSNode creation, const std::string& nm, const Scope* s) const {
-    creation = unparen(creation);
-    // `torch.tensor(actions, dtype=torch.int64).unsqueeze(-1)`: shape views and casts of the
-    // conversion (host_creation reads through the same ones).
-    // `Variable(torch.FloatTensor(batch))`: Variable(x) is x since torch 0.4.
-    for (int i = 0; i < 8 && is(creation, "call"); ++i) {
-      if (kHostTransforms.count(method_name(creation, src_)) && !is_null(receiver(creation))) {
-        creation = unparen(receiver(creation));
-        continue;
-      }
-      if (TSNode w = variable_wrapped(creation, s); !is_null(w)) {
-        creation = w;
-        continue;
-      }
-      break;
-    }
+    // `torch.tensor(actions, dtype=torch.int64).unsqueeze(-1)`,
+    // `Variable(torch.FloatTensor(batch))`: views, casts and Variable around the conversion.
+    creation = through_views(creation, s);
     if (!is(creation, "call")) return false;
     auto a = positional_arguments(creation);
     if (a.size() != 1) return false;
@@ -5498,17 +5499,8 @@ class Builder {
     // the name on every branch (`if OLDGAN: z = torch.FloatTensor(..) else: z = torch.randn(..)`).
     std::vector<TSNode> creations;
     for (int level = 0; creations.empty(); ++level) {
-      std::vector<TSNode> before;
-      for (auto ch : named_children(block)) {
-        if (same(ch, stmt)) break;
-        before.push_back(ch);
-      }
-      switch (values_bound_before(before, nm, creations)) {
-        case Reaching::Unclear: return;
-        case Reaching::Found: break;
-        case Reaching::NotBound: break;
-      }
-      if (!creations.empty()) break;
+      if (values_bound_before(statements_before(stmt), nm, creations) == Reaching::Unclear) return;
+      if (!creations.empty()) break;  // Found; NotBound goes on before the enclosing `if`
       TSNode p = m_.parent(block);
       if (level >= 3 || !is(p, "if_statement") || !same(block, field(p, "consequence"))) return;
       auto truth = truth_on_gpu(field(p, "condition"), m_.scope_of(p), &assumes_gpu);
@@ -5534,6 +5526,15 @@ class Builder {
   // `buf.fill_(v)`, `f(buf)`, a branch that leaves it as it was). Transforms of the name
   // (`z = z.view(..)`) are walked through.
   enum class Reaching { Found, NotBound, Unclear };
+  // The statements of `stmt`'s block that come before it, in order.
+  std::vector<TSNode> statements_before(TSNode stmt) const {
+    std::vector<TSNode> out;
+    for (TSNode ch : named_children(m_.parent(stmt))) {
+      if (same(ch, stmt)) break;
+      out.push_back(ch);
+    }
+    return out;
+  }
   Reaching values_bound_before(const std::vector<TSNode>& stmts, const std::string& nm,
                                std::vector<TSNode>& out, int depth = 0) {
     for (auto it = stmts.rbegin(); it != stmts.rend(); ++it) {
@@ -5597,11 +5598,7 @@ class Builder {
     CreatedThenMoved f;
     f.expression = {start(creation), end(creation)};
     f.needs_call_in_loop = pending;
-    describe_factory(f, factory, s);
-    if (mentions(creation, nm)) {  // converts_own_host_value: the data the name held
-      f.from_data = true;
-      if (f.legacy_constructor) f.legacy_arguments = CreatedThenMoved::LegacyArguments::Data;
-    }
+    describe_factory(f, factory, s, /*converts_data=*/mentions(creation, nm));
     // Created on the device where the move was conditional on CUDA being available, the
     // tensor would need CUDA on the runs without it: no fix then. A helper's device is text of
     // the helper's scope: only a literal is valid here.
@@ -5761,15 +5758,8 @@ class Builder {
   // called once per step. Reported at the creation in the function, without a fix (other
   // callers may need the tensor where it is created).
   void created_by_helper_then_moved(TSNode move, TSNode call, const Scope* s) {
-    // `Variable(gaussian(size)).cuda()`, `noise(n).float().to(device)`: Variable(x) is x since
-    // torch 0.4, and host transforms keep a host tensor on the host.
-    for (int i = 0; i < 8 && is(call, "call"); ++i) {
-      TSNode inner = variable_wrapped(call, s);
-      if (is_null(inner) && !m_.callee_name(call, s) && kHostTransforms.count(method_name(call, src_)))
-        inner = receiver(call);
-      if (is_null(inner)) break;
-      call = unparen(inner);
-    }
+    // `Variable(gaussian(size)).cuda()`, `noise(n).float().to(device)`.
+    call = through_views(call, s);
     if (!is(call, "call")) return;
     TSNode def = m_.resolve_local_function(call, s);
     if (is_null(def) || is(m_.parent(def), "decorated_definition") || dead(move) || cache_fill(move)) return;
@@ -5790,12 +5780,8 @@ class Builder {
         TSNode rs = enclosing_statement(ret);
         TSNode block = m_.parent(rs);
         if (!is(rs, "return_statement") || !is(block, "block")) return;
-        std::vector<TSNode> before, values;
-        for (TSNode ch : named_children(block)) {
-          if (same(ch, rs)) break;
-          before.push_back(ch);
-        }
-        if (values_bound_before(before, nm, values) != Reaching::Found) return;
+        std::vector<TSNode> values;
+        if (values_bound_before(statements_before(rs), nm, values) != Reaching::Found) return;
         for (TSNode v : values) {
           if (mentions(v, nm) && !converts_own_host_value(v, nm, fs)) return;
           v = unparen(v);
@@ -5815,11 +5801,7 @@ class Builder {
       if (!created_moved_.insert(ret.id).second) continue;
       CreatedThenMoved f;
       f.expression = {start(ret), end(ret)};
-      describe_factory(f, factory, fs);
-      if (own_data.count(ret.id)) {
-        f.from_data = true;
-        if (f.legacy_constructor) f.legacy_arguments = CreatedThenMoved::LegacyArguments::Data;
-      }
+      describe_factory(f, factory, fs, /*converts_data=*/own_data.count(ret.id) > 0);
       facts_.created_then_moved.push_back(std::move(f));
     }
   }
@@ -5842,16 +5824,9 @@ class Builder {
       }
       // `labels = torch.FloatTensor(b, 1).random_(0, 10)` then `labels = labels.long().cuda()`:
       // a cast or reshape of the name, moved in the same expression.
-      {
-        TSNode base = r;
-        for (int i = 0; i < 8 && is(base, "call") && kHostTransforms.count(method_name(base, src_)) &&
-                        !is_null(receiver(base));
-             ++i)
-          base = unparen(receiver(base));
-        if (is(base, "identifier") && !same(base, r)) {
-          created_then_moved_through_name(c, base, s);
-          continue;
-        }
+      if (TSNode base = through_views(r, s); is(base, "identifier") && !same(base, unparen(r))) {
+        created_then_moved_through_name(c, base, s);
+        continue;
       }
       if (!is(r, "call") && !is(unparen(r), "binary_operator")) continue;
       TSNode factory{};

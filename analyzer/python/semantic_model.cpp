@@ -652,6 +652,20 @@ const std::optional<std::string>& SemanticModel::callee_name(TSNode call, const 
 // --------------------------------------------------------------------------------------
 // Evaluation
 // --------------------------------------------------------------------------------------
+// The values the body of class scope `cls` binds `attr` to (`DEVICE = "cuda" if ... else "cpu"`);
+// unknown when it binds it otherwise (a method, an import) or not at all.
+std::vector<Value> SemanticModel::class_attribute_values(const Scope* cls, std::string_view attr, int depth) const {
+  const Scope* found = nullptr;
+  const auto* bs = lookup(attr, cls, &found);
+  if (!bs || found != cls) return unknown();
+  std::vector<Value> out;
+  for (const auto& b : *bs) {
+    if (b.kind != Binding::Kind::Assign) return unknown();
+    add_all(out, evaluate_binding(b, cls, depth + 1));
+  }
+  return out.empty() ? unknown() : out;
+}
+
 bool SemanticModel::int_typed(TSNode e, const Scope* s, int depth) const {
   if (is_null(e) || depth > kMaxDepth) return false;
   e = unparen(e);
@@ -779,15 +793,7 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
       }
       // An instance of a class of the file with no store of the attribute anywhere reads the
       // class body's binding (`DEVICE = "cuda" if ... else "cpu"` in `class TrainingConfig:`).
-      if (instance_of && stores.empty()) {
-        const Scope* found = nullptr;
-        const auto* abs = lookup(text(field(e, "attribute"), src_), instance_of, &found);
-        if (abs && found == instance_of)
-          for (const auto& b : *abs) {
-            if (b.kind != Binding::Kind::Assign) return unknown();
-            add_all(out, evaluate_binding(b, instance_of, depth + 1));
-          }
-      }
+      if (instance_of && stores.empty()) return class_attribute_values(instance_of, text(field(e, "attribute"), src_), depth);
       return out.empty() ? unknown() : out;
     }
     // `Config.DEVICE` of `class Config: DEVICE = "cuda" if ... else "cpu"`: the class body's
@@ -803,13 +809,7 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
         if (stores != attribute_stores_.end())
           for (const auto& st : stores->second) stored = stored || st.self_class == nullptr;
         const Scope* cs = function_scope((*bs)[0].function);
-        const Scope* found = nullptr;
-        const auto* abs = cs && !stored ? lookup(attr, cs, &found) : nullptr;
-        if (abs && found == cs) {
-          std::vector<Value> out;
-          for (const auto& b : *abs) add_all(out, evaluate_binding(b, cs, depth + 1));
-          return out.empty() ? unknown() : out;
-        }
+        if (cs && !stored) return class_attribute_values(cs, attr, depth);
       }
     }
     return evaluate_argparse(e, s, depth + 1);
@@ -841,9 +841,6 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     if (*q == "torch.device" && !ch.empty() && !is(ch[0], "keyword_argument")) {
       // None cannot reach torch.device (it raises TypeError): `def get_device(device=None):
       // if device: return torch.device(device)` gives the strings the other paths assign.
-      // An argument that can only be an int (`rank % torch.cuda.device_count()`,
-      // `int(os.environ["LOCAL_RANK"])`) is an ordinal, whatever its value.
-      if (int_typed(ch[0], s, depth + 1)) return {Value::string("cuda")};
       std::vector<Value> vs;
       for (auto& v : evaluate(ch[0], s, depth + 1)) {
         if (v.kind == Value::Kind::None) continue;
@@ -854,7 +851,12 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
           vs.push_back(Value::string("cuda:" + std::to_string(v.i)));
           continue;
         }
-        if (v.kind != Value::Kind::Str) return unknown();
+        if (v.kind != Value::Kind::Str) {
+          // An argument that can only be an int (`rank % torch.cuda.device_count()`,
+          // `int(os.environ["LOCAL_RANK"])`) is an ordinal whatever its value.
+          if (int_typed(ch[0], s, depth + 1)) return {Value::string("cuda")};
+          return unknown();
+        }
         vs.push_back(v);
       }
       return vs.empty() ? unknown() : vs;

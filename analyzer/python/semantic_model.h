@@ -225,6 +225,7 @@ class SemanticModel {
   std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_argparse(TSNode attribute, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_param(const Binding& b, int depth) const;
+  std::vector<Value> class_attribute_values(const Scope* cls, std::string_view attr, int depth) const;
   std::optional<std::string> qualified_name_uncached(TSNode expr, const Scope* scope) const;
 
   /// qualified_name memo: (expression node id, scope) -> answer. The model is read-only after
