@@ -600,3 +600,27 @@ TEST(PythonModel, IntTypedExpressionsAndDeviceOrdinals) {
   // A literal ordinal keeps its index (int_typed is asked only when the value is unknown).
   EXPECT_EQ(device_values(13), (std::vector<std::string>{"cuda:1"}));
 }
+
+// `global device` at module level (legal, and a no-op there) once sent lookup from the module's
+// scope back to the module's scope forever: a real script (set 40) hung `check`.
+TEST(PythonModel, ModuleLevelGlobalStatementDoesNotLoopTheLookup) {
+  std::string src =
+      "import torch\n"
+      "def predict(x):\n"
+      "    global device\n"
+      "    return x.to(device)\n"
+      "if __name__ == '__main__':\n"
+      "    global device\n"
+      "    device = torch.device('cuda')\n"
+      "    print(device)\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  const Scope* found = nullptr;
+  const auto* bs = m.lookup("device", m.module_scope(), &found);
+  ASSERT_NE(bs, nullptr);
+  EXPECT_EQ(found, m.module_scope());
+  TSNode use = named_node_at(tree, src, "device)\nif", 0);
+  const auto* from_function = m.lookup("device", m.scope_of(use), &found);
+  EXPECT_EQ(from_function, bs);  // the function's `global device` reads the module's binding
+  EXPECT_FALSE(created_then_moved(src).size() > 1);
+}

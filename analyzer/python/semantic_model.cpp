@@ -547,7 +547,9 @@ const std::vector<Binding>* SemanticModel::lookup(std::string_view name, const S
   while (s) {
     bool skip = s->kind == Scope::Kind::Class && !first;
     if (!skip) {
-      if (std::find(s->globals.begin(), s->globals.end(), key) != s->globals.end()) {
+      // `global x` sends the lookup to the module's scope; at module level (where it is legal
+      // and changes nothing: `if __name__ == "__main__": global device`) it must not loop.
+      if (s != module_scope() && std::find(s->globals.begin(), s->globals.end(), key) != s->globals.end()) {
         s = module_scope();
         first = false;
         continue;
