@@ -132,6 +132,10 @@ namespace {
 FileReport analyze_root(const SourceFile& source, TSNode root, const FileSettings& settings,
                         PythonAnalysisDetail* detail) {
   FileReport report;
+  // Every walk below (the statement scan, the summary, the semantic model, the facts) reads
+  // the tree through this index.
+  python::NodeIndex index(root);
+  python::ScopedNodeIndex use_index(&index);
   StatementScan scan;
   scan_statements(root, source.text(), scan);
   // One walk gives errors and comments; it is taken only when needed, and at most once.

@@ -496,6 +496,13 @@ bool SemanticModel::imports_module(std::string_view prefix) const {
 
 TSNode SemanticModel::parent(TSNode node) const {
   if (is_null(node) || node.id == root_.id) return TSNode{};
+  // The tree's node index when one is open (analysis.cpp opens it for the whole analysis).
+  if (const NodeIndex* ix = current_node_index()) {
+    if (int32_t i = ix->find(node); i >= 0) {
+      int32_t p = ix->at(i).parent;
+      return p >= 0 ? ix->at(p).node : TSNode{};
+    }
+  }
   auto memo = parent_memo_.find(node.id);
   if (memo != parent_memo_.end()) return memo->second;
   uint32_t b = ts_node_start_byte(node), e = ts_node_end_byte(node);

@@ -30,6 +30,69 @@ TSFieldId field_id(const char* name) {
   return s.id;
 }
 
+const NodeIndex*& current_node_index() {
+  thread_local const NodeIndex* index = nullptr;
+  return index;
+}
+
+NodeIndex::NodeIndex(TSNode root) {
+  if (ts_node_is_null(root)) return;
+  tree_ = root.tree;
+  // One pre-order walk with a cursor (iterative: a 10,000-deep tree needs no stack of ours
+  // beyond `last_child`, one slot per level).
+  TSTreeCursor c = ts_tree_cursor_new(root);
+  std::vector<int32_t> path;        // the entries of the cursor's ancestors, root first
+  std::vector<int32_t> last_child;  // per level: the last child entered under path[level]
+  entries_.push_back(Entry{root, -1, -1, -1, 0, ts_node_is_named(root)});
+  path.push_back(0);
+  last_child.push_back(-1);
+  for (;;) {
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      // fall through: the new node is a first child of path.back()
+    } else {
+      // climb until a next sibling exists
+      bool moved = false;
+      while (!path.empty()) {
+        if (path.size() > 1 && ts_tree_cursor_goto_next_sibling(&c)) {
+          path.pop_back();
+          last_child.pop_back();
+          moved = true;
+          break;
+        }
+        if (path.size() == 1 || !ts_tree_cursor_goto_parent(&c)) {
+          path.clear();
+          break;
+        }
+        path.pop_back();
+        last_child.pop_back();
+      }
+      if (!moved) break;
+    }
+    TSNode n = ts_tree_cursor_current_node(&c);
+    int32_t parent = path.back();
+    int32_t me = static_cast<int32_t>(entries_.size());
+    entries_.push_back(Entry{n, parent, -1, -1, ts_tree_cursor_current_field_id(&c), ts_node_is_named(n)});
+    int32_t& prev = last_child.back();
+    if (prev < 0) entries_[static_cast<std::size_t>(parent)].first_child = me;
+    else entries_[static_cast<std::size_t>(prev)].next_sibling = me;
+    prev = me;
+    path.push_back(me);
+    last_child.push_back(-1);
+  }
+  ts_tree_cursor_delete(&c);
+  std::size_t cap = 16;
+  unsigned bits = 4;
+  while (cap < entries_.size() * 2) cap <<= 1, ++bits;
+  mask_ = cap - 1;
+  shift_ = 64 - bits;
+  table_.assign(cap, -1);
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    std::size_t h = slot(entries_[i].node.id);
+    while (table_[h] >= 0) h = (h + 1) & mask_;
+    table_[h] = static_cast<int32_t>(i);
+  }
+}
+
 CursorPool::~CursorPool() {
   for (auto& c : cursors_) ts_tree_cursor_delete(c.get());
 }
@@ -183,6 +246,17 @@ bool mentions_identifier(TSNode n, std::string_view name, std::string_view src) 
 
 TreeSummary summarize(TSNode root) {
   TreeSummary s;
+  if (const NodeIndex* ix = current_node_index(); ix && ix->find(root) == 0) {
+    // The index holds every node in the cursor walk's (pre-)order.
+    for (std::size_t i = 0; i < ix->size(); ++i) {
+      TSNode n = ix->at(static_cast<int32_t>(i)).node;
+      if (ts_node_is_error(n) || ts_node_is_missing(n)) {
+        if (s.error_count++ == 0) s.first_error = ts_node_start_byte(n);
+      }
+      if (is(n, "comment")) s.comments.emplace_back(ts_node_start_byte(n), ts_node_end_byte(n));
+    }
+    return s;
+  }
   TSTreeCursor cur = ts_tree_cursor_new(root);
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&cur);

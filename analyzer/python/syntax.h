@@ -38,9 +38,8 @@ inline std::string_view type(TSNode n) { return ts_node_type(n); }
 inline bool is(TSNode n, const char* t) { return !ts_node_is_null(n) && std::strcmp(ts_node_type(n), t) == 0; }
 /// The grammar's id of a field name (cached per name; names are string literals).
 TSFieldId field_id(const char* name);
-inline TSNode field(TSNode n, const char* name) {
-  return ts_node_child_by_field_id(n, field_id(name));
-}
+/// The first child of `n` in field `name` (a string literal), or a null node.
+inline TSNode field(TSNode n, const char* name);
 inline uint32_t start(TSNode n) { return ts_node_start_byte(n); }
 inline uint32_t end(TSNode n) { return ts_node_end_byte(n); }
 inline std::string_view text(TSNode n, std::string_view src) {
@@ -55,8 +54,93 @@ inline bool is_extra(TSNode n) { return ts_node_is_extra(n); }
 uint32_t named_count(TSNode n);
 /// The `i`-th named child of `n` that is not an extra (0-based), or a null node.
 TSNode named(TSNode n, uint32_t i);
-inline TSNode parent(TSNode n) { return ts_node_parent(n); }
+/// The parent of `n` (null for the root).
+inline TSNode parent(TSNode n);
 inline bool same(TSNode a, TSNode b) { return ts_node_eq(a, b); }
+
+/// A flat index of every node of one tree (named and anonymous, extras included): each node's
+/// parent, first child, next sibling and the field it fills in its parent, in arrays, with a
+/// hash table from a node's id to its entry. tree-sitter computes a node's children, field
+/// children and parent by walking its subtrees on every call (ts_node_child_by_field_id,
+/// ts_node_parent, cursor iteration); the analysis asks for the same ones many times, so the
+/// helpers below read this index instead while a ScopedNodeIndex for the node's tree is open on
+/// the thread. It answers exactly as tree-sitter does (tests/syntax_index_test.cpp compares
+/// every node and field of the fixtures). Built in one cursor walk: O(nodes), no recursion.
+class NodeIndex {
+ public:
+  struct Entry {
+    TSNode node;
+    int32_t parent = -1;
+    int32_t first_child = -1;
+    int32_t next_sibling = -1;
+    TSFieldId field = 0;  // the field this node fills in its parent (0: none)
+    bool named = false;
+  };
+  explicit NodeIndex(TSNode root);
+  /// The tree this index describes.
+  const TSTree* tree() const { return tree_; }
+  /// The entry of `n`, or -1 when `n` is null or not a node of this tree.
+  int32_t find(TSNode n) const {
+    if (table_.empty() || n.tree != tree_ || !n.id) return -1;
+    std::size_t h = slot(n.id);
+    for (;;) {
+      int32_t i = table_[h];
+      if (i < 0) return -1;
+      if (entries_[static_cast<std::size_t>(i)].node.id == n.id) return i;
+      h = (h + 1) & mask_;
+    }
+  }
+  const Entry& at(int32_t i) const { return entries_[static_cast<std::size_t>(i)]; }
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  std::size_t slot(const void* id) const {
+    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(id) * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  const TSTree* tree_ = nullptr;
+  std::vector<Entry> entries_;
+  std::vector<int32_t> table_;
+  std::size_t mask_ = 0;
+  unsigned shift_ = 63;
+};
+
+/// The index the helpers use on this thread (null when none is open).
+const NodeIndex*& current_node_index();
+/// Makes `index` the helpers' index on this thread for this object's lifetime (restoring the
+/// previous one after).
+class ScopedNodeIndex {
+ public:
+  explicit ScopedNodeIndex(const NodeIndex* index) : saved_(current_node_index()) { current_node_index() = index; }
+  ~ScopedNodeIndex() { current_node_index() = saved_; }
+  ScopedNodeIndex(const ScopedNodeIndex&) = delete;
+  ScopedNodeIndex& operator=(const ScopedNodeIndex&) = delete;
+
+ private:
+  const NodeIndex* saved_;
+};
+
+inline TSNode field(TSNode n, const char* name) {
+  if (const NodeIndex* ix = current_node_index()) {
+    int32_t i = ix->find(n);
+    if (i >= 0) {
+      TSFieldId id = field_id(name);
+      for (int32_t c = ix->at(i).first_child; c >= 0; c = ix->at(c).next_sibling)
+        if (ix->at(c).field == id) return ix->at(c).node;
+      return TSNode{};
+    }
+  }
+  return ts_node_child_by_field_id(n, field_id(name));
+}
+inline TSNode parent(TSNode n) {
+  if (const NodeIndex* ix = current_node_index()) {
+    int32_t i = ix->find(n);
+    if (i >= 0) {
+      int32_t p = ix->at(i).parent;
+      return p >= 0 ? ix->at(p).node : TSNode{};
+    }
+  }
+  return ts_node_parent(n);
+}
 
 /// Tree cursors kept per thread and reused, one per nesting level of for_each_named_child
 /// (ts_tree_cursor_new allocates the cursor's stack on the heap; ts_tree_cursor_reset keeps it).
@@ -82,6 +166,14 @@ CursorPool& cursor_pool();
 /// reach leaves about as often as inner nodes.
 template <class F>
 void for_each_named_child(TSNode n, F&& f) {
+  if (const NodeIndex* ix = current_node_index()) {
+    int32_t i = ix->find(n);
+    if (i >= 0) {
+      for (int32_t c = ix->at(i).first_child; c >= 0; c = ix->at(c).next_sibling)
+        if (ix->at(c).named) f(ix->at(c).node);
+      return;
+    }
+  }
   if (ts_node_is_null(n) || ts_node_named_child_count(n) == 0) return;
   CursorPool& pool = cursor_pool();
   struct Release {
