@@ -756,6 +756,20 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     }
     return unknown();
   }
+  if (t == "subscript") {
+    // `config["num_workers"]` of a dict the file builds (evaluate_dict): that key's values; a
+    // key an alternative may lack (KeyError) or a dict with keys gpulint cannot see: unknown.
+    std::string key;
+    TSNode sub = field(e, "subscript");
+    if (is_null(sub) || !same(sub, named(e, 1)) || !string_literal_value(sub, src_, &key)) return unknown();
+    auto d = evaluate_dict(field(e, "value"), s, depth + 1);
+    if (!d || d->unknown_keys) return unknown();
+    auto it = d->keys.find(key);
+    if (it == d->keys.end() || it->second.empty()) return unknown();
+    for (const Value& v : it->second)
+      if (v.kind == Value::Kind::Absent) return unknown();
+    return it->second;
+  }
   if (t == "conditional_expression") {
     auto ch = named_children(e);
     if (ch.size() != 3) return unknown();
@@ -821,6 +835,7 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
         if (cs && !stored) return class_attribute_values(cs, attr, depth);
       }
     }
+    if (auto ns = evaluate_namespace_attribute(e, s, depth + 1); !ns.empty()) return ns;
     return evaluate_argparse(e, s, depth + 1);
   }
   if (t == "call") {
@@ -937,6 +952,61 @@ std::vector<Value> SemanticModel::evaluate_param(const Binding& b, int depth) co
   return out.empty() ? unknown() : out;
 }
 
+// The dict one of several alternatives gives: every key's values from each alternative, and
+// "absent" for a key some alternative lacks.
+namespace {
+DictValue either(const std::vector<DictValue>& alts) {
+  DictValue out;
+  for (const auto& a : alts) {
+    out.unknown_keys |= a.unknown_keys;
+    for (const auto& [k, vs] : a.keys) add_all(out.keys[k], vs);
+  }
+  for (auto& [k, vs] : out.keys)
+    for (const auto& a : alts)
+      if (!a.keys.count(k)) add_unique(vs, Value::absent());
+  return out;
+}
+}  // namespace
+
+std::optional<DictValue> SemanticModel::evaluate_param_dict(const Binding& b, int depth) const {
+  if (depth > kMaxDepth || b.param_index < 0) return std::nullopt;
+  auto sites = call_sites(b.function);
+  if (sites.empty()) return std::nullopt;
+  std::string pname(text(b.target, src_));
+  int index = b.param_index;
+  const Scope* fscope = scope_of(b.function);
+  if (fscope && fscope->kind == Scope::Kind::Class) {  // obj.m(...) passes `self` itself
+    if (index == 0) return std::nullopt;
+    --index;
+  }
+  std::vector<DictValue> alts;
+  for (const auto& site : sites) {
+    TSNode args = field(site.node, "arguments");
+    if (!is(args, "argument_list")) return std::nullopt;
+    TSNode found{};
+    int pos = 0;
+    for (auto ch : named_children(args)) {
+      if (is(ch, "list_splat") || is(ch, "dictionary_splat")) return std::nullopt;
+      if (is(ch, "keyword_argument")) {
+        if (text(field(ch, "name"), src_) == pname) found = field(ch, "value");
+      } else {
+        if (pos == index) found = ch;
+        ++pos;
+      }
+    }
+    std::optional<DictValue> d;
+    if (is_null(found)) {
+      if (is_null(b.param_default)) return std::nullopt;
+      d = evaluate_dict(b.param_default, scope_of(b.function), depth + 1);
+    } else {
+      d = evaluate_dict(found, site.scope, depth + 1);
+    }
+    if (!d) return std::nullopt;
+    alts.push_back(std::move(*d));
+  }
+  return either(alts);
+}
+
 std::vector<Value> SemanticModel::evaluate_argparse(TSNode attr, const Scope* s, int depth) const {
   TSNode obj = unparen(field(attr, "object"));
   if (!is(obj, "identifier")) return unknown();
@@ -970,6 +1040,52 @@ std::vector<Value> SemanticModel::evaluate_argparse(TSNode attr, const Scope* s,
   auto st = attribute_stores_.find(name);
   if (st != attribute_stores_.end()) {
     for (const AttributeStore& a : st->second) {
+      if (is_null(a.value)) return unknown();
+      add_all(out, evaluate(a.value, a.scope, depth + 1));
+    }
+  }
+  return out.empty() ? unknown() : out;
+}
+
+std::vector<Value> SemanticModel::evaluate_namespace_attribute(TSNode attr, const Scope* s, int depth) const {
+  static const std::set<std::string, std::less<>> kNamespaces = {
+      "easydict.EasyDict", "types.SimpleNamespace", "argparse.Namespace", "munch.Munch", "addict.Dict"};
+  if (depth > kMaxDepth) return {};
+  TSNode obj = unparen(field(attr, "object"));
+  if (!is(obj, "identifier")) return {};
+  std::string name(text(field(attr, "attribute"), src_));
+  auto os = origins(obj, s, depth + 1);
+  if (os.empty()) return {};
+  std::vector<Value> out;
+  for (const auto& o : os) {
+    TSNode call = unparen(o.node);
+    if (!is(call, "call")) return {};
+    auto q = callee_name(call, o.scope);
+    if (!q || !kNamespaces.count(*q)) return {};
+    // Keys: a dict given as the first positional argument, and keyword arguments.
+    DictValue d;
+    bool positional_seen = false;
+    for (TSNode a : call_arguments(call)) {
+      if (is(a, "keyword_argument")) {
+        add_all(d.keys[std::string(text(field(a, "name"), src_))], evaluate(field(a, "value"), o.scope, depth + 1));
+      } else if (!positional_seen && !is(a, "list_splat") && !is(a, "dictionary_splat")) {
+        positional_seen = true;
+        auto inner = evaluate_dict(a, o.scope, depth + 1);
+        if (!inner) return unknown();
+        d.unknown_keys |= inner->unknown_keys;
+        for (const auto& [k, vs] : inner->keys) add_all(d.keys[k], vs);
+      } else {
+        return unknown();
+      }
+    }
+    auto it = d.keys.find(name);
+    if (it == d.keys.end() || d.unknown_keys) return unknown();
+    add_all(out, it->second);
+  }
+  // Stores into `<anything>.name` other than through `self` may change it (`cfg.workers = 4`).
+  if (auto st = attribute_stores_.find(name); st != attribute_stores_.end()) {
+    for (const AttributeStore& a : st->second) {
+      if (a.self_class) continue;
       if (is_null(a.value)) return unknown();
       add_all(out, evaluate(a.value, a.scope, depth + 1));
     }
@@ -1022,19 +1138,6 @@ std::optional<DictValue> SemanticModel::evaluate_dict(TSNode e, const Scope* s, 
     }
     return d;
   }
-  // The dict one of several alternatives gives: every key's values from each alternative, and
-  // "absent" for a key some alternative lacks.
-  auto either = [](const std::vector<DictValue>& alts) {
-    DictValue out;
-    for (const auto& a : alts) {
-      out.unknown_keys |= a.unknown_keys;
-      for (const auto& [k, vs] : a.keys) add_all(out.keys[k], vs);
-    }
-    for (auto& [k, vs] : out.keys)
-      for (const auto& a : alts)
-        if (!a.keys.count(k)) add_unique(vs, Value::absent());
-    return out;
-  };
   // `{"num_workers": 0, "pin_memory": True} if use_cuda else {}`: either side, as evaluate()
   // takes a conditional expression.
   if (is(e, "conditional_expression")) {
@@ -1051,6 +1154,14 @@ std::optional<DictValue> SemanticModel::evaluate_dict(TSNode e, const Scope* s, 
   if (!bs) return std::nullopt;
   std::vector<DictValue> alts;
   for (const auto& b : *bs) {
+    if (b.kind == Binding::Kind::Param) {
+      // A parameter: the dict every call of the function in the file passes (`train(config)`),
+      // or its default where a call passes none; nothing when a call passes something else.
+      auto d = evaluate_param_dict(b, depth + 1);
+      if (!d) return std::nullopt;
+      alts.push_back(std::move(*d));
+      continue;
+    }
     if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0) return std::nullopt;
     auto d = evaluate_dict(b.value, fs, depth + 1);
     if (!d) return std::nullopt;

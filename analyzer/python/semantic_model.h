@@ -224,7 +224,16 @@ class SemanticModel {
   struct Builder;
   std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_argparse(TSNode attribute, const Scope* scope, int depth) const;
+  /// `cfg.workers` where every origin of `cfg` is a call of an attribute-access dictionary or
+  /// namespace built from known keys: `easydict.EasyDict({...})` (EasyDict reads keys as
+  /// attributes: easydict's README), `types.SimpleNamespace(workers=0)`,
+  /// `argparse.Namespace(workers=0)`, `munch.Munch({...})`, `addict.Dict({...})`. The values of
+  /// that key, with every `<obj>.workers = v` store of the file; unknown when a key set is
+  /// unknown or lacks the name. Empty (not unknown) when `cfg` has no such origin.
+  std::vector<Value> evaluate_namespace_attribute(TSNode attribute, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_param(const Binding& b, int depth) const;
+  /// The dict a parameter holds: what every call site of its function passes, or its default.
+  std::optional<DictValue> evaluate_param_dict(const Binding& b, int depth) const;
   std::vector<Value> class_attribute_values(const Scope* cls, std::string_view attr, int depth) const;
   std::optional<std::string> qualified_name_uncached(TSNode expr, const Scope* scope) const;
 
