@@ -3412,6 +3412,12 @@ class Builder {
         !in_loop_within_function(loop)) {
       if (iterates_range(loop)) return false;
     }
+    // A loop of a function that a training step calls (once per step, through at most two
+    // calls: called_per_step) is part of that step — a REINFORCE agent's `_play_episode()`
+    // collecting the log-probabilities the step back-propagates — and the graphs it keeps live
+    // for one call: they do not pile up across steps.
+    if (!is_null(enclosing_function(loop)) && !in_loop_within_function(loop) && called_per_step(loop, 0))
+      return false;
     return runs_with_grad(loop, 0);
   }
 
