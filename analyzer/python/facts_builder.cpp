@@ -4320,9 +4320,27 @@ class Builder {
                 for (auto id : ids) att.erase(std::string(t(id)));
                 // `loss, parts = loss_func(out, y)` where this loop back-propagates `loss`: as
                 // for a plain name, backward() needs that element's graph.
-                if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && !under_no_grad(ch) && !detaches(right))
+                // A tuple of values (`loss, current = loss.item(), (i + 1) * len(x)`) binds each
+                // element its own value, read as for a plain name.
+                TSNode rt = unparen(right);
+                auto lels = named_children(left);
+                auto rels = (is(rt, "expression_list") || is(rt, "tuple")) ? named_children(rt) : std::vector<TSNode>{};
+                bool elementwise = (is(left, "pattern_list") || is(left, "tuple_pattern")) && !rels.empty() &&
+                                   rels.size() == lels.size();
+                if (elementwise && !under_no_grad(ch)) {
+                  for (std::size_t i = 0; i < lels.size(); ++i) {
+                    TSNode el = unparen(lels[i]);
+                    if (!is(el, "identifier")) continue;
+                    std::string name(t(el));
+                    if (attached(rels[i], s, att)) att.insert(name);
+                    else if (backprop_names.count(name) && !detaches(rels[i]) && start(ch) < last_backward[name])
+                      att.insert(name);
+                  }
+                } else if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && !under_no_grad(ch) &&
+                           !detaches(right))
                   for (TSNode el : named_children(left))
-                    if (is(unparen(el), "identifier") && backprop_names.count(std::string(t(unparen(el)))))
+                    if (is(unparen(el), "identifier") && backprop_names.count(std::string(t(unparen(el)))) &&
+                        start(ch) < last_backward[std::string(t(unparen(el)))])
                       att.insert(std::string(t(unparen(el))));
                 // `dist, value = model(state)`: the elements the model's forward returns attached.
                 TSNode rc = unparen(right);
