@@ -2131,6 +2131,58 @@ class Builder {
     return false;
   }
 
+  // True when condition `cond` of an `if` inside `loop` has the same value on every iteration
+  // of a run: a mode or option (`if mode == 'gp':`, `if args.gradient_penalty:`, `if
+  // self.use_gp:`) — so a call under it runs on every iteration of the runs that take it. Made
+  // of literals, comparisons, `and`/`or`/`not`, names no statement inside the loop binds, and
+  // attributes whose every store in the file is at module level or in an `__init__`; no calls
+  // and no subscripts (which may read what the loop changes).
+  bool run_constant(TSNode cond, TSNode loop) {
+    bool ok = !is_null(cond);
+    const Scope* s = m_.scope_of(cond);
+    visit(cond, [&](TSNode n) {
+      if (!ok) return;
+      if (is(n, "call") || is(n, "subscript") || is(n, "lambda") || is(n, "await") ||
+          is(n, "named_expression") || is(n, "list_comprehension") || is(n, "generator_expression")) {
+        ok = false;
+        return;
+      }
+      if (is(n, "attribute")) {
+        std::string attr(t(field(n, "attribute")));
+        if (!attribute_set_only_at_setup(attr)) ok = false;
+        return;
+      }
+      if (!is(n, "identifier")) return;
+      TSNode par = m_.parent(n);
+      if (is(par, "attribute") && same(field(par, "attribute"), n)) return;  // `x.attr`'s name
+      const auto* bs = m_.lookup(t(n), s);
+      if (!bs) return;  // a builtin or unbound global: nothing in the loop rebinds it
+      for (const Binding& b : *bs)
+        if (!is_null(b.stmt) && contains(loop, b.stmt)) ok = false;
+    });
+    return ok;
+  }
+  // Every store `<obj>.attr = v` / `<obj>.attr += v` of the file is at module level or in an
+  // `__init__` method (memoised per attribute name).
+  bool attribute_set_only_at_setup(const std::string& attr) {
+    if (auto it = setup_only_attributes_.find(attr); it != setup_only_attributes_.end()) return it->second;
+    bool only = true;
+    visit(m_.root(), [&](TSNode n) {
+      if (!only || (!is(n, "assignment") && !is(n, "augmented_assignment"))) return;
+      std::vector<TSNode> targets{unparen(field(n, "left"))};
+      if (is(targets[0], "pattern_list") || is(targets[0], "tuple_pattern")) targets = named_children(targets[0]);
+      for (TSNode tg : targets) {
+        tg = unparen(tg);
+        if (!is(tg, "attribute") || t(field(tg, "attribute")) != attr) continue;
+        TSNode fn = enclosing_function(n);
+        if (!is_null(fn) && t(field(fn, "name")) != "__init__") only = false;
+        if (is(n, "augmented_assignment")) only = false;
+      }
+    });
+    return setup_only_attributes_[attr] = only;
+  }
+  std::unordered_map<std::string, bool> setup_only_attributes_;
+
   bool step_site(TSNode site) {
     if (in_module_forward(site)) return true;
     TSNode loop = innermost_loop(site);
@@ -2141,6 +2193,7 @@ class Builder {
       if (is(p, "elif_clause") || is(p, "else_clause")) return false;
       if (!is(p, "if_statement")) continue;
       if (warm_up_guard(field(p, "condition"), m_.scope_of(p))) continue;
+      if (run_constant(field(p, "condition"), loop)) continue;
       bool assumes = false;
       auto truth = truth_on_gpu(field(p, "condition"), m_.scope_of(p), &assumes);
       if (!truth || !*truth) return false;
