@@ -684,6 +684,48 @@ class Builder {
     return is_null(dev) || device_value(dev, s) != Where::Cpu;
   }
 
+  // `model = Seq2Seq(enc, dec)`: a class of the file whose `__init__` builds nothing (it calls
+  // nothing but `super().__init__()`: its parameters are the modules it is given), given modules
+  // that are placed on CUDA as they are built (`enc = Encoder(...).to(DEVICE)`) and no other
+  // module. Its parameters are theirs, on CUDA already: `info` records it as placed there.
+  bool wraps_placed_modules(TSNode creation, const Scope* s, ModelInfo& info) const {
+    TSNode cls = local_class(creation, s);
+    if (is_null(cls)) return false;
+    TSNode init = class_method(cls, "__init__");
+    if (is_null(init)) return false;
+    bool builds = false;
+    visit(field(init, "body"), [&](TSNode n) {
+      if (builds || !is(n, "call")) return;
+      TSNode fn = unparen(field(n, "function"));
+      if (is(fn, "identifier") && t(fn) == "super") return;
+      if (method_name(n, src_) == "__init__" && is(unparen(receiver(n)), "call") &&
+          t(unparen(field(unparen(receiver(n)), "function"))) == "super")
+        return;
+      builds = true;
+    });
+    if (builds) return false;
+    ModelInfo inner;
+    bool any = false;
+    for (TSNode a : call_arguments(creation)) {
+      TSNode v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
+      if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
+      if (!is(v, "identifier")) continue;
+      for (const Origin& o : m_.origins(v, s)) {
+        if (!is(unparen(o.node), "call")) continue;  // a size, a flag: no module
+        ModelInfo one;
+        if (!chain_places(o.node, o.scope, one) || !one.on_cuda) return false;
+        any = true;
+        if (inner.device_text.empty()) { inner.device_text = one.device_text; inner.cuda_method = one.cuda_method; }
+      }
+    }
+    if (!any) return false;
+    info.placed = info.on_cuda = true;
+    info.device_text = inner.device_text;
+    info.cuda_method = inner.cuda_method;
+    info.placements.emplace_back(start(creation), true);
+    return true;
+  }
+
   // Does `expr` (a model creation expression) include a placement (`.to()`, `.cuda()`)?
   bool chain_places(TSNode n, const Scope* s, ModelInfo& info) const {
     n = unparen(n);
@@ -1065,7 +1107,7 @@ class Builder {
       seen.insert(creation.id);
       info.origin = creation;
       info.opaque = opaque;
-      info.placed = placed || built_with_device(creation);
+      info.placed = placed || built_with_device(creation) || wraps_placed_modules(creation, o.scope, info);
       collect_names(expr, s, info);
       // The name bound to the creation statement.
       TSNode p = m_.parent(creation);
