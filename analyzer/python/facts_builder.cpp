@@ -2061,9 +2061,29 @@ class Builder {
         TSNode counter = unparen(field(x, "left"));
         if (!is(counter, "identifier") || !mentions(field(x, "body"), std::string(t(counter)))) return;
       }
-      if (backprops_at_its_level(x)) found = true;
+      if (backprops_at_its_level(x) || moves_its_elements(x)) found = true;
     });
     return found;
+  }
+  // True when for-loop `loop` moves what it iterates to an accelerator in its body: `for x, _ in
+  // train_loader: x = x.to(device)`, `batch[0].cuda()` — a loop over batches, whatever gpulint
+  // can tell of the iterable (a parameter, a project loader), even when its steps happen in
+  // functions gpulint cannot read (`D.train_step(x, ...)` of an imported model).
+  bool moves_its_elements(TSNode loop) {
+    std::vector<TSNode> ids;
+    collect_identifiers(field(loop, "left"), ids);
+    if (ids.empty()) return false;
+    bool moved = false;
+    visit(field(loop, "body"), [&](TSNode n) {
+      if (moved || !is(n, "call")) return;
+      std::string_view meth = method_name(n, src_);
+      if (meth != "to" && meth != "cuda") return;
+      TSNode r = root_identifier(receiver(n));
+      if (is_null(r)) return;
+      for (TSNode id : ids)
+        if (t(id) == t(r)) moved = true;
+    });
+    return moved;
   }
   bool called_per_step(TSNode n, int depth) {
     TSNode fn = enclosing_function(n);
