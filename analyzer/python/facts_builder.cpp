@@ -2097,6 +2097,42 @@ class Builder {
     // step, whoever calls it and however often.
     return step_function(fn) || acting_method(fn);
   }
+  // `model = init_model()` in a function that never places it, where init_model() is a
+  // function of the file building a new module on each call: this instance is not the one the
+  // file placed elsewhere (`model = init_model(); model.to(device)` in train()) — one
+  // ModelInfo stands for every instance the factory builds, so its placements say nothing of
+  // this one. True when every binding of the callee name in its own function is such a call and
+  // no CUDA placement of the model is in this function or in the factory.
+  bool fresh_factory_instance(TSNode callee, const Scope* s, const ModelInfo& mi) const {
+    callee = unparen(callee);
+    if (!is(callee, "identifier")) return false;
+    TSNode fn = enclosing_function(callee);
+    if (is_null(fn)) return false;
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(t(callee), s, &fs);
+    if (!bs || bs->empty() || fs != m_.function_scope(fn)) return false;
+    std::vector<TSNode> factories;
+    for (const Binding& b : *bs) {
+      if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value)) return false;
+      TSNode v = unparen(b.value);
+      if (!is(v, "call")) return false;
+      TSNode def = m_.resolve_local_function(v, fs);
+      if (!is(def, "function_definition")) return false;
+      factories.push_back(def);
+    }
+    for (TSNode pc : mi.cuda_placements) {
+      if (contains(fn, pc)) return false;
+      for (TSNode f : factories)
+        if (contains(f, pc)) return false;
+      // A helper this function calls may place it (`move_to_device(model)`).
+      TSNode placer = enclosing_function(pc);
+      if (!is_null(placer))
+        for (const auto& site : m_.call_sites(placer))
+          if (contains(fn, site.node)) return false;
+    }
+    return true;
+  }
+
   // An agent's acting method: a method without loops of its own that the file never calls,
   // which computes with a model of the file, in a class another method of which is a training
   // step (`select_action(state)` beside `update()`). The environment loop in another file calls
@@ -2870,6 +2906,7 @@ class Builder {
       TSNode fn = field(c, "function");
       const ModelInfo* mi = cuda_model_for_callee(fn, s);
       if (mi && ctx.straight_line && !mi->on_cuda_before(start(c))) mi = nullptr;
+      if (mi && fresh_factory_instance(fn, s, *mi)) mi = nullptr;
       bool model_call = mi != nullptr;
       bool loss_call = !model_call && is_criterion(fn, s);
       if (model_call && !ctx.cuda_model) ctx.cuda_model = mi;
