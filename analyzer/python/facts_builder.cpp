@@ -5538,9 +5538,64 @@ class Builder {
   // `zeros = torch.zeros(b, k)` then `zeros = self.to_var(zeros)`, or `self.to_var(torch.zeros(b,
   // k))`, where `to_var` is a function of the file that moves its parameter on every GPU run
   // (helper_moves_parameter): the same host allocation and copy as a move written in place.
+  // A name bound once, to a lambda that moves what it is given on every GPU run — RL
+  // notebooks' `Variable = lambda *args, **kwargs: autograd.Variable(*args, **kwargs).cuda() if
+  // USE_CUDA else autograd.Variable(*args, **kwargs)` — and how: the move of the side taken
+  // when the condition holds on GPU runs (truth_on_gpu), whose receiver is the lambda's
+  // parameters (`*args` forwarded, or a parameter itself) through Variable / view calls.
+  std::optional<HelperMove> lambda_moves_arguments(TSNode call, const Scope* s) const {
+    TSNode fn = unparen(field(call, "function"));
+    if (!is(fn, "identifier")) return std::nullopt;
+    const Scope* fs = nullptr;
+    const auto* bs = m_.lookup(t(fn), s, &fs);
+    if (!bs || bs->size() != 1) return std::nullopt;
+    const Binding& b = (*bs)[0];
+    if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !is(unparen(b.value), "lambda")) return std::nullopt;
+    TSNode lam = unparen(b.value);
+    std::set<std::string> params;
+    TSNode plist = field(lam, "parameters");  // null for `lambda: ...`
+    if (is_null(plist)) return std::nullopt;
+    for (TSNode p : named_children(plist)) {
+      if (is(p, "identifier")) params.insert(std::string(t(p)));
+      else if (is(p, "list_splat_pattern") && is(named(p, 0), "identifier")) params.insert(std::string(t(named(p, 0))));
+    }
+    if (params.empty()) return std::nullopt;
+    TSNode body = unparen(field(lam, "body"));
+    const Scope* ls = m_.scope_of(body);
+    HelperMove hm;
+    if (auto parts = conditional_parts(body)) {
+      bool assumes = false;
+      auto truth = truth_on_gpu(parts->condition, ls, &assumes);
+      if (!truth) return std::nullopt;
+      body = unparen(*truth ? parts->value : parts->otherwise);
+      hm.assumes_gpu = assumes;
+    }
+    if (!is(body, "call")) return std::nullopt;
+    auto dev = move_device(body, ls);
+    if (!dev) return std::nullopt;
+    hm.device = *dev;
+    // The moved receiver: the parameters, through Variable(...) and views.
+    TSNode r = unparen(receiver(body));
+    for (int i = 0; i < 8 && is(r, "call"); ++i) {
+      const auto& q = m_.callee_name(r, ls);
+      if (!q || (*q != "torch.autograd.Variable" && *q != "torch.autograd.variable.Variable")) break;
+      auto args = call_arguments(r);  // `Variable(*args, **kwargs)`: the splat comes first
+      if (args.empty()) return std::nullopt;
+      r = unparen(args[0]);
+    }
+    if (is(r, "list_splat")) r = unparen(named(r, 0));
+    if (!is(r, "identifier") || !params.count(std::string(t(r)))) return std::nullopt;
+    return hm;
+  }
+
   void created_then_moved_through_helper(TSNode call, const Scope* s) {
     TSNode def = m_.resolve_local_function(call, s);
-    if (is_null(def)) return;
+    if (is_null(def)) {
+      if (auto hm = lambda_moves_arguments(call, s)) {
+        for (TSNode v : positional_arguments(call)) report_created_then_moved_by(call, unparen(v), s, *hm);
+      }
+      return;
+    }
     for (TSNode a : call_arguments(call)) {
       TSNode v = unparen(is(a, "keyword_argument") ? field(a, "value") : a);
       if (!is(v, "identifier") && !is(v, "call")) continue;
@@ -5551,23 +5606,29 @@ class Builder {
         created_then_moved_through_name(call, v, s, &*hm);
         continue;
       }
-      TSNode factory{};
-      if (!host_creation(v, s, factory) || loader_batch_alias(factory, s) || dead(call) || cache_fill(call)) continue;
-      std::string pending;
-      if (!runs_per_step(call) && (pending = cross_file_candidate(call)).empty()) continue;
-      TSNode stmt = enclosing_statement(call);
-      bool assumes_gpu = hm->assumes_gpu;
-      if (!move_unconditional(call, stmt, s, &assumes_gpu)) continue;
-      if (!created_moved_.insert(v.id).second) continue;
-      CreatedThenMoved f;
-      f.expression = {start(v), end(v)};
-      f.needs_call_in_loop = pending;
-      describe_factory(f, factory, s);
-      // The helper still moves it; created on the device, the move returns it unchanged. Only
-      // where the helper's device is a literal that means the same in this scope.
-      if (!assumes_gpu && starts_with(hm->device, "\"")) f.fix = device_argument_fix(factory, s, hm->device);
-      facts_.created_then_moved.push_back(std::move(f));
+      report_created_then_moved_by(call, v, s, *hm);
     }
+  }
+  // Creation `v`, an argument of `call` to a helper that moves it as `hm` says: a finding when
+  // `v` creates on the host, per step, and the helper's move is not conditional here.
+  void report_created_then_moved_by(TSNode call, TSNode v, const Scope* s, const HelperMove& hm) {
+    if (!is(v, "call")) return;
+    TSNode factory{};
+    if (!host_creation(v, s, factory) || loader_batch_alias(factory, s) || dead(call) || cache_fill(call)) return;
+    std::string pending;
+    if (!runs_per_step(call) && (pending = cross_file_candidate(call)).empty()) return;
+    TSNode stmt = enclosing_statement(call);
+    bool assumes_gpu = hm.assumes_gpu;
+    if (!move_unconditional(call, stmt, s, &assumes_gpu)) return;
+    if (!created_moved_.insert(v.id).second) return;
+    CreatedThenMoved f;
+    f.expression = {start(v), end(v)};
+    f.needs_call_in_loop = pending;
+    describe_factory(f, factory, s);
+    // The helper still moves it; created on the device, the move returns it unchanged. Only
+    // where the helper's device is a literal that means the same in this scope.
+    if (!assumes_gpu && starts_with(hm.device, "\"")) f.fix = device_argument_fix(factory, s, hm.device);
+    facts_.created_then_moved.push_back(std::move(f));
   }
 
   // `obs = torch.FloatTensor(obs)` (or torch.tensor(obs)) where `obs` held what a call returned

@@ -127,6 +127,7 @@ Tree Tree::parse(std::string_view text, const Tree* old) {
 
 std::vector<TSNode> named_children(TSNode n) {
   std::vector<TSNode> out;
+  if (ts_node_is_null(n)) return out;  // (ts_node_named_child_count reads through a null node)
   out.reserve(ts_node_named_child_count(n));
   for_each_named_child(n, [&](TSNode ch) {
     if (!is_extra(ch)) out.push_back(ch);
