@@ -117,6 +117,9 @@ struct UnmovedBatchUse {
 /// A tensor created on the CPU inside a loop, then moved (DEV003).
 struct CreatedThenMoved {
   Range expression;           ///< the whole `torch.zeros(n).cuda()` expression
+  /// The factory call itself (`torch.zeros(n)`), where `device=` would go: where the finding is
+  /// reported. Empty (start == end) when the front end does not give it: then `expression`.
+  Range factory_call;
   std::string factory;        ///< qualified name, e.g. "torch.zeros"
   /// The factory is a legacy typed constructor (`torch.LongTensor(v)`: the front end's
   /// legacy_tensor_type): it takes no `device=`, so there is no fix.

@@ -219,7 +219,10 @@ class Dev003 final : public Rule {
         message = "`" + c.factory +
                   "(...)` creates the tensor on the CPU and then copies it to the GPU in every iteration: " + advice;
       }
-      auto d = make_diagnostic(kInfo, c.expression, message);
+      // At the factory call (where `device=` goes), which a wrapper such as `Variable(` may
+      // start lines before.
+      const Range& at = c.factory_call.end > c.factory_call.start ? c.factory_call : c.expression;
+      auto d = make_diagnostic(kInfo, at, message);
       if (!c.fix.empty() && !c.from_data) d.fix = Fix{Applicability::Unsafe, "Create the tensor with `device=`", c.fix};
       d.needs_call_in_loop = c.needs_call_in_loop;
       out.push_back(std::move(d));

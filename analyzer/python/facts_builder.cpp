@@ -4745,6 +4745,7 @@ class Builder {
   // `converts_data`: the creation converts the host data a name held (converts_own_host_value).
   void describe_factory(CreatedThenMoved& f, TSNode factory, const Scope* s, bool converts_data = false) const {
     const auto& q = m_.callee_name(factory, s);
+    f.factory_call = {start(factory), end(factory)};
     f.factory = q ? *q : std::string(t(field(factory, "function")));
     f.legacy_constructor = q && host_legacy_constructor(*q);
     f.from_data = converts_data || (q && *q == "torch.tensor");
@@ -6012,8 +6013,10 @@ class Builder {
       // name provably holds at the return.
       // Every statement before the return that touches the name rebinds it (values_bound_before:
       // a buffer written on the host, `tmp[i][y[i]] = 1`, stops it).
-      if (is(ret, "identifier") && fs) {
-        std::string nm(t(ret));
+      // `return state.unsqueeze(0).contiguous()`: the name through views and casts.
+      TSNode name_ret = fs ? through_views(ret, fs) : ret;
+      if (is(name_ret, "identifier") && fs) {
+        std::string nm(t(name_ret));
         TSNode rs = enclosing_statement(ret);
         TSNode block = m_.parent(rs);
         if (!is(rs, "return_statement") || !is(block, "block")) return;
