@@ -24,7 +24,9 @@ clearly means to use a GPU: it builds a CUDA device, calls `torch.cuda.is_availa
 ignored without CUDA: scripts seed every backend they may run on). The diagnostic points at the model's creation (`ResNet18()`,
 `nn.Sequential(`), also when that is inside a factory function of the file. A class of the
 file whose constructor places its own layers (`self.stage0 = nn.Linear(20, 10).to("cuda")`, or
-`device=`: model-parallel style) needs no move of its instances. Models built where
+`device=`: model-parallel style) needs no move of its instances, and neither does a class whose
+constructor builds nothing itself when it is given modules placed on CUDA as they were built
+(`Seq2Seq(enc, dec)` with `enc = Encoder().to(device)`). Models built where
 gpulint cannot see the placement may have been placed there and are not reported: a class or
 factory imported from the project (`from transformer import Transformer`; its constructor may
 call `self.to(...)`), `torch.load`, or a submodule of a class (`self.net = Net()`: whoever builds

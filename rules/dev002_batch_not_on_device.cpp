@@ -65,7 +65,10 @@ already hold CUDA tensors (a `TensorDataset` whose tensors are not provably on t
 CUDA is unavailable: the `else` of an `if` whose condition holds on every run that trains on
 CUDA (`if self.use_gpu: x = x.cuda() else: x = Variable(x)` with `use_gpu =
 torch.cuda.is_available()`; in C++ likewise). A placement in dead code (`if USE_GPU:` with
-`USE_GPU = False`) puts no model on the GPU.
+`USE_GPU = False`) puts no model on the GPU. A factory function of the file builds a new model
+on each call: an instance built in a function that neither places it nor calls what placed
+another instance (`model = init_model()` in `inference()`, beside `train()` that moves its own)
+is not taken to be on the GPU.
 
 ## Measured cost
 Not a slowdown but a crash: the run fails at its first step.

@@ -26,7 +26,10 @@ own level and not under an `if` of the loop — not one called once per epoch or
 such as a helper that saves sample images — or that steps a Gym / Gymnasium environment,
 `env.step(action)` with `env = gym.make(...)`: an agent's `select_action()` runs once per
 environment step; a call under `if len(memory) > batch_size:`, a replay buffer's warm-up
-threshold, runs on every step after it, unlike one under `if step % n == 0:`). A
+threshold, runs on every step after it, unlike one under `if step % n == 0:`; so does a call
+under a condition that is the same on every iteration of a run — a mode or option such as
+`if mode == 'gp':`, `if args.ema:` or `if self.use_gp:` set only in `__init__`, made of names
+the loop does not bind, with no call or subscript — on the runs that take it). A
 training-step function — one that back-propagates and steps an optimizer once per call, outside
 loops of its own — runs once per step by definition, whoever calls it and however often (an A3C
 worker's `update(trajectory)` under `if done:`, a replay agent's `learn()` that the training
@@ -61,7 +64,10 @@ count too; they take no `device=`, so they are reported without a fix (the messa
 to_var(x): if torch.cuda.is_available(): x = x.cuda(); return Variable(x)`, then
 `zero = self.to_var(torch.zeros(b, k))`) counts as moved there; a helper that writes the tensor
 first, moves it under a flag, or moves only an element of it does not; the helper may wrap it
-first (`return Variable(x, volatile=v).cuda()`). `Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a
+first (`return Variable(x, volatile=v).cuda()`). So does a name bound once to a lambda that
+moves its arguments on every GPU run (RL notebooks' `Variable = lambda *args, **kwargs:
+autograd.Variable(*args, **kwargs).cuda() if USE_CUDA else autograd.Variable(*args, **kwargs)`).
+`Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a
 tensor copies it on `t`'s own device, so of a model's output or a tensor already on the GPU it
 is not reported.
 
@@ -98,7 +104,7 @@ or when the data is a NumPy function's result (`torch.FloatTensor(np.array(board
 model's output or a tensor moved to the GPU, and not when the name is a loop's target (a loader's
 batch re-wrapped with a legacy constructor is an alias of the batch: its copy is DL002's
 matter). A helper that returns such a name (`new_labels = torch.LongTensor(new_labels)`, `return
-new_labels`) is followed to it, also when its caller keeps the result in a name before the move
+new_labels`, also through views: `return state.unsqueeze(0).contiguous()`) is followed to it, also when its caller keeps the result in a name before the move
 (`labels_ = resize_labels(labels)`, then `labels_.to(device)`). A value chosen by an `if` with an
 `else` (`if uniform: z = torch.rand(n) else: z = torch.randn(n)`) reaches the move from every live
 branch that binds the name plainly.
@@ -158,7 +164,9 @@ random stream on the GPU differs from the CPU's (`rand`, `randn`, `randint`, `ra
 results change bit-for-bit. Not reported outside loops, for `.to(dtype)`, or for
 `torch.from_numpy(...)` (the data is in host memory anyway). Nor in an epoch loop beside the
 loop over a DataLoader that makes the steps (`for epoch in ...: y_real = torch.ones(b).to(device)`
-then `for x, y in loader:`, or sample images at the end of each epoch): it runs once per epoch
+then `for x, y in loader:`, or sample images at the end of each epoch; also beside a loop over
+anything that moves its own elements to the GPU, `for x, _ in train_loader: x = x.to(device)`,
+whose steps may run in another file's model methods): it runs once per epoch
 (a GAN's generator loop around its critic's inner loop back-propagates itself and stays a step
 loop). Nor for a legacy constructor given (an element of) a DataLoader batch
 (`torch.Tensor(images[0])`): the batch is a tensor of that type, which the constructor returns

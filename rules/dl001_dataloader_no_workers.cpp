@@ -14,7 +14,10 @@ constexpr RuleInfo kInfo{
     R"md(## What it does
 Finds data loaders whose `num_workers` is absent or evaluates to `0`: a
 `torch.utils.data.DataLoader(...)` (through any import alias, positional argument 5,
-`**kwargs` dicts, module constants or `argparse` defaults), or a Hugging Face
+`**kwargs` dicts, module constants, `argparse` defaults, `config["num_workers"]` of a dict the
+file builds — also a dict parameter through every call of its function — or `cfg.workers` of an
+`EasyDict` / `SimpleNamespace` / `argparse.Namespace` / `Munch` / `addict.Dict` of known keys),
+or a Hugging Face
 `TrainingArguments(...)` without `dataloader_num_workers` (its default is 0 too).
 
 C++ (LibTorch): `torch::data::make_data_loader(dataset, options)` whose

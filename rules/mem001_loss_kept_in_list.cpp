@@ -76,6 +76,10 @@ from a place that is not either, or inside a function that itself calls `backwar
 trainer's `train()` that validates after each epoch: its own backward needs autograd on).
 There the kept tensor holds the forward pass's activations. `torch` functions of an attached
 tensor (`torch.sqrt(loss_fn(out, y))`) are attached; `.cpu()` does not detach.
+A loop of a function that a training step calls once per step (a REINFORCE agent's
+`_play_episode()` keeping the action probabilities the step back-propagates) is part of that
+step, not an evaluation loop: its graphs live for one call. A tuple assignment binds each name
+its own value (`loss, n = loss.item(), len(x)` after `backward()` leaves a float).
 Files that turn autograd off in ways not followed (`torch.set_grad_enabled(False)` outside a
 `with`, `requires_grad_()`, assignments to `.requires_grad`) are left alone.
 

@@ -5,24 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "analyzer/python/syntax.h"
+#include "tests/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace gpulint::python;
+using gpulint::testing::read_file;
 
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<TSNode> named_kids(TSNode n) {
   std::vector<TSNode> out;

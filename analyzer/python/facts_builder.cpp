@@ -1014,14 +1014,19 @@ class Builder {
     if (is_null(def)) return false;
     std::string param = receiving_parameter(call, def, arg);
     if (param.empty()) return false;
+    return moves_rooted_at(field(def, "body"), {param});
+  }
+  // True when `block` holds a `.to(...)` / `.cuda()` whose receiver is rooted at one of `names`
+  // (`x.to(d)`, `batch[0].cuda()`, `x.float().to(d)`).
+  bool moves_rooted_at(TSNode block, const std::set<std::string>& names) const {
     bool moves = false;
-    visit(field(def, "body"), [&](TSNode n) {
+    visit(block, [&](TSNode n) {
       if (moves || !is(n, "call")) return;
       std::string_view mm = method_name(n, src_);
       if (mm != "to" && mm != "cuda") return;
       TSNode r = receiver(n);
       TSNode root = is_null(r) ? TSNode{} : root_identifier(r);
-      if (!is_null(root) && t(root) == param) moves = true;
+      if (!is_null(root) && names.count(std::string(t(root)))) moves = true;
     });
     return moves;
   }
@@ -2072,19 +2077,11 @@ class Builder {
   bool moves_its_elements(TSNode loop) {
     std::vector<TSNode> ids;
     collect_identifiers(field(loop, "left"), ids);
-    if (ids.empty()) return false;
-    bool moved = false;
-    visit(field(loop, "body"), [&](TSNode n) {
-      if (moved || !is(n, "call")) return;
-      std::string_view meth = method_name(n, src_);
-      if (meth != "to" && meth != "cuda") return;
-      TSNode r = root_identifier(receiver(n));
-      if (is_null(r)) return;
-      for (TSNode id : ids)
-        if (t(id) == t(r)) moved = true;
-    });
-    return moved;
+    std::set<std::string> names;
+    for (TSNode id : ids) names.insert(std::string(t(id)));
+    return !names.empty() && moves_rooted_at(field(loop, "body"), names);
   }
+
   bool called_per_step(TSNode n, int depth) {
     TSNode fn = enclosing_function(n);
     if (is_null(fn)) return false;
