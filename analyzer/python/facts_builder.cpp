@@ -696,11 +696,14 @@ class Builder {
     bool builds = false;
     visit(field(init, "body"), [&](TSNode n) {
       if (builds || !is(n, "call")) return;
-      TSNode fn = unparen(field(n, "function"));
-      if (is(fn, "identifier") && t(fn) == "super") return;
-      if (method_name(n, src_) == "__init__" && is(unparen(receiver(n)), "call") &&
-          t(unparen(field(unparen(receiver(n)), "function"))) == "super")
-        return;
+      // `super().__init__()` (and the `super()` call in it) builds nothing of its own.
+      auto is_super = [&](TSNode c) {
+        const auto& q = m_.callee_name(c, m_.scope_of(c));
+        return q && *q == "builtins.super";
+      };
+      if (is_super(n)) return;
+      TSNode r = unparen(receiver(n));
+      if (method_name(n, src_) == "__init__" && is(r, "call") && is_super(r)) return;
       builds = true;
     });
     if (builds) return false;
@@ -2244,7 +2247,7 @@ class Builder {
       }
       if (is(n, "attribute")) {
         std::string attr(t(field(n, "attribute")));
-        if (!attribute_set_only_at_setup(attr)) ok = false;
+        if (!attribute_set_only_at_setup(attr, loop)) ok = false;
         return;
       }
       if (!is(n, "identifier")) return;
@@ -2257,26 +2260,18 @@ class Builder {
     });
     return ok;
   }
-  // Every store `<obj>.attr = v` / `<obj>.attr += v` of the file is at module level or in an
-  // `__init__` method (memoised per attribute name).
-  bool attribute_set_only_at_setup(const std::string& attr) {
-    if (auto it = setup_only_attributes_.find(attr); it != setup_only_attributes_.end()) return it->second;
-    bool only = true;
-    visit(m_.root(), [&](TSNode n) {
-      if (!only || (!is(n, "assignment") && !is(n, "augmented_assignment"))) return;
-      std::vector<TSNode> targets{unparen(field(n, "left"))};
-      if (is(targets[0], "pattern_list") || is(targets[0], "tuple_pattern")) targets = named_children(targets[0]);
-      for (TSNode tg : targets) {
-        tg = unparen(tg);
-        if (!is(tg, "attribute") || t(field(tg, "attribute")) != attr) continue;
-        TSNode fn = enclosing_function(n);
-        if (!is_null(fn) && t(field(fn, "name")) != "__init__") only = false;
-        if (is(n, "augmented_assignment")) only = false;
-      }
-    });
-    return setup_only_attributes_[attr] = only;
+  // Every store `<obj>.attr = v` / `<obj>.attr += v` of the file (the semantic model records
+  // them all) is outside `loop`, at module level or in an `__init__` method.
+  bool attribute_set_only_at_setup(const std::string& attr, TSNode loop) const {
+    for (const auto& [stmt, sc] : m_.attribute_store_sites(attr)) {
+      if (is_null(stmt) || contains(loop, stmt)) return false;
+      if (!sc || sc->kind == Scope::Kind::Module) continue;
+      if (sc->kind != Scope::Kind::Function || !is(sc->node, "function_definition") ||
+          t(field(sc->node, "name")) != "__init__")
+        return false;
+    }
+    return true;
   }
-  std::unordered_map<std::string, bool> setup_only_attributes_;
 
   bool step_site(TSNode site) {
     if (in_module_forward(site)) return true;

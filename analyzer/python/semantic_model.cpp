@@ -171,6 +171,7 @@ struct SemanticModel::Builder {
       if (!is_null(attr)) {
         SemanticModel::AttributeStore st;
         if (!is_null(value) && unpack_index < 0) st.value = value;
+        st.stmt = stmt;
         st.scope = s;
         TSNode obj = unparen(field(target, "object"));
         if (m.is_instance_parameter(obj, s)) st.self_class = enclosing_class(s);
@@ -410,6 +411,8 @@ struct SemanticModel::Builder {
         b.value = right;
         add(s, unparen(left), b);
       } else if (!is_null(left)) {
+        // `self.steps += 1`: a store whose value gpulint does not compute (null value).
+        if (is(unparen(left), "attribute")) bind_target(s, unparen(left), TSNode{}, Binding::Kind::AugAssign, n, -1);
         walk(left, s, depth + 1);
       }
       if (!is_null(right)) walk(right, s, depth + 1);
@@ -914,27 +917,26 @@ std::vector<Value> SemanticModel::evaluate_binding(const Binding& b, const Scope
   }
 }
 
-std::vector<Value> SemanticModel::evaluate_param(const Binding& b, int depth) const {
-  if (depth > kMaxDepth || b.param_index < 0) return unknown();
+std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::param_arguments(const Binding& b) const {
+  if (b.param_index < 0) return std::nullopt;
   auto sites = call_sites(b.function);
-  if (sites.empty()) return unknown();
+  if (sites.empty()) return std::nullopt;
   std::string pname(text(b.target, src_));
   // Methods called as obj.m(...) do not pass `self` explicitly.
   int index = b.param_index;
   const Scope* fscope = scope_of(b.function);
-  bool method = fscope && fscope->kind == Scope::Kind::Class;
-  if (method) {
-    if (index == 0) return unknown();
+  if (fscope && fscope->kind == Scope::Kind::Class) {
+    if (index == 0) return std::nullopt;
     --index;
   }
-  std::vector<Value> out;
+  std::vector<ParamArgument> out;
   for (const auto& site : sites) {
     TSNode args = field(site.node, "arguments");
-    if (!is(args, "argument_list")) return unknown();
+    if (!is(args, "argument_list")) return std::nullopt;
     TSNode found{};
     int pos = 0;
     for (auto ch : named_children(args)) {
-      if (is(ch, "list_splat") || is(ch, "dictionary_splat")) return unknown();
+      if (is(ch, "list_splat") || is(ch, "dictionary_splat")) return std::nullopt;
       if (is(ch, "keyword_argument")) {
         if (text(field(ch, "name"), src_) == pname) found = field(ch, "value");
       } else {
@@ -943,12 +945,21 @@ std::vector<Value> SemanticModel::evaluate_param(const Binding& b, int depth) co
       }
     }
     if (is_null(found)) {
-      if (is_null(b.param_default)) return unknown();
-      add_all(out, evaluate(b.param_default, scope_of(b.function), depth + 1));
+      if (is_null(b.param_default)) return std::nullopt;
+      out.push_back({b.param_default, scope_of(b.function)});
     } else {
-      add_all(out, evaluate(found, site.scope, depth + 1));
+      out.push_back({found, site.scope});
     }
   }
+  return out;
+}
+
+std::vector<Value> SemanticModel::evaluate_param(const Binding& b, int depth) const {
+  if (depth > kMaxDepth) return unknown();
+  auto args = param_arguments(b);
+  if (!args) return unknown();
+  std::vector<Value> out;
+  for (const ParamArgument& a : *args) add_all(out, evaluate(a.value, a.scope, depth + 1));
   return out.empty() ? unknown() : out;
 }
 
@@ -968,39 +979,21 @@ DictValue either(const std::vector<DictValue>& alts) {
 }
 }  // namespace
 
+std::vector<SemanticModel::AttributeStoreSite> SemanticModel::attribute_store_sites(std::string_view attr) const {
+  std::vector<AttributeStoreSite> out;
+  auto it = attribute_stores_.find(std::string(attr));
+  if (it != attribute_stores_.end())
+    for (const AttributeStore& st : it->second) out.push_back({st.stmt, st.scope});
+  return out;
+}
+
 std::optional<DictValue> SemanticModel::evaluate_param_dict(const Binding& b, int depth) const {
-  if (depth > kMaxDepth || b.param_index < 0) return std::nullopt;
-  auto sites = call_sites(b.function);
-  if (sites.empty()) return std::nullopt;
-  std::string pname(text(b.target, src_));
-  int index = b.param_index;
-  const Scope* fscope = scope_of(b.function);
-  if (fscope && fscope->kind == Scope::Kind::Class) {  // obj.m(...) passes `self` itself
-    if (index == 0) return std::nullopt;
-    --index;
-  }
+  if (depth > kMaxDepth) return std::nullopt;
+  auto args = param_arguments(b);
+  if (!args) return std::nullopt;
   std::vector<DictValue> alts;
-  for (const auto& site : sites) {
-    TSNode args = field(site.node, "arguments");
-    if (!is(args, "argument_list")) return std::nullopt;
-    TSNode found{};
-    int pos = 0;
-    for (auto ch : named_children(args)) {
-      if (is(ch, "list_splat") || is(ch, "dictionary_splat")) return std::nullopt;
-      if (is(ch, "keyword_argument")) {
-        if (text(field(ch, "name"), src_) == pname) found = field(ch, "value");
-      } else {
-        if (pos == index) found = ch;
-        ++pos;
-      }
-    }
-    std::optional<DictValue> d;
-    if (is_null(found)) {
-      if (is_null(b.param_default)) return std::nullopt;
-      d = evaluate_dict(b.param_default, scope_of(b.function), depth + 1);
-    } else {
-      d = evaluate_dict(found, site.scope, depth + 1);
-    }
+  for (const ParamArgument& a : *args) {
+    auto d = evaluate_dict(a.value, a.scope, depth + 1);
     if (!d) return std::nullopt;
     alts.push_back(std::move(*d));
   }

@@ -220,6 +220,14 @@ class SemanticModel {
   /// All `if` statements the model's walk reached, in source order (what decides dead code).
   const std::vector<TSNode>& if_statements() const { return ifs_; }
 
+  /// Every store into an attribute named `attr` of any object (`X.attr = v`, `X.attr += v`,
+  /// `for X.attr in ...`): the binding statement and the scope it runs in, in walk order.
+  struct AttributeStoreSite {
+    TSNode stmt;
+    const Scope* scope;
+  };
+  std::vector<AttributeStoreSite> attribute_store_sites(std::string_view attr) const;
+
  private:
   struct Builder;
   std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
@@ -231,6 +239,15 @@ class SemanticModel {
   /// that key, with every `<obj>.workers = v` store of the file; unknown when a key set is
   /// unknown or lacks the name. Empty (not unknown) when `cfg` has no such origin.
   std::vector<Value> evaluate_namespace_attribute(TSNode attribute, const Scope* scope, int depth) const;
+  /// What a parameter receives at each call site of its function in the file: the argument
+  /// (positional or keyword) and the scope it is evaluated in, or its default where a call passes
+  /// none. Nothing when there is no call site, a call passes `*args` / `**kwargs`, a call passes
+  /// nothing and there is no default, or the parameter is a method's `self`.
+  struct ParamArgument {
+    TSNode value;
+    const Scope* scope;
+  };
+  std::optional<std::vector<ParamArgument>> param_arguments(const Binding& b) const;
   std::vector<Value> evaluate_param(const Binding& b, int depth) const;
   /// The dict a parameter holds: what every call site of its function passes, or its default.
   std::optional<DictValue> evaluate_param_dict(const Binding& b, int depth) const;
@@ -299,6 +316,7 @@ class SemanticModel {
   /// One attribute store `X.attr = v`.
   struct AttributeStore {
     TSNode value{};               ///< null when the value is unknown (unpacked, augmented)
+    TSNode stmt{};                ///< the storing statement (assignment, for, with …)
     const Scope* scope = nullptr; ///< where `v` is evaluated
     /// For `self.attr = v` in a method of a class (or a function nested in one): that class's
     /// scope. Null for any other object (`args.x = v`, `model.device = d`).
