@@ -168,7 +168,11 @@ then `for x, y in loader:`, or sample images at the end of each epoch; also besi
 anything that moves its own elements to the GPU, `for x, _ in train_loader: x = x.to(device)`,
 whose steps may run in another file's model methods): it runs once per epoch
 (a GAN's generator loop around its critic's inner loop back-propagates itself and stays a step
-loop). Nor for a legacy constructor given (an element of) a DataLoader batch
+loop). Nor under a periodic guard inside the loop — `if step % 500 == 0:`, `if not it % freq:`,
+`if step in range(0, total, every):` — that saves sample images or runs a periodic test: it runs
+once per N steps (the guard that makes a host sync periodic for SYNC001); a guarded branch that
+back-propagates (`if i % n_critic == 0:` around the generator's update), its `else`, and a `% 2`
+alternation still run per step. Nor for a legacy constructor given (an element of) a DataLoader batch
 (`torch.Tensor(images[0])`): the batch is a tensor of that type, which the constructor returns
 itself. Nor is a cache filled when it is missing or stale — an
 assignment under an `if` whose condition reads the same target (`if self.mask is None:

@@ -2028,9 +2028,74 @@ class Builder {
   // through at most two calls. A helper called once per epoch (saving sample images) is not.
   bool runs_per_step(TSNode n) {
     if (in_dataset_constructor(n)) return false;
-    if (in_loop_within_function(n)) return !beside_inner_step_loop(n);
+    if (in_loop_within_function(n)) return !beside_inner_step_loop(n) && !under_periodic_guard(n);
     return in_module_forward(n) || called_per_step(n, 0);
   }
+  // True when `n` sits in the body of an `if` inside its innermost loop whose condition tests a
+  // period — `if step % 1000 == 0:`, `if (i + 1) % args.sample_every == 0 and i > 0:`, `if not
+  // it % freq:`, `if step in range(0, total, freq):` — so it runs on every N-th iteration (saving
+  // sample images, a periodic test), not on every step: the same guard that makes a host sync
+  // periodic (RULES.md, SYNC001: "not under a `step % N` guard"). A divisor written as the literal
+  // 1 or 2 is no period worth the name. The `else` of such an `if` runs on the other iterations:
+  // still per step; so does a branch that back-propagates (`if i % n_critic == 0:` around a
+  // GAN generator's update is that generator's training step).
+  bool under_periodic_guard(TSNode n) const {
+    TSNode loop{};
+    for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
+      if (is(p, "for_statement") || is(p, "while_statement")) { loop = p; break; }
+      if (is_def(p)) return false;
+    }
+    if (is_null(loop)) return false;
+    TSNode child = n;
+    for (TSNode p = m_.parent(n); !is_null(p) && !same(p, loop); child = p, p = m_.parent(p)) {
+      if (!is(p, "if_statement") || !same(field(p, "consequence"), child)) continue;
+      // `if i % n_critic == 0:` around a generator's update: a training step of its own.
+      if (periodic_condition(field(p, "condition")) &&
+          !any_backward_call_in(child, [](TSNode) { return true; }))
+        return true;
+    }
+    return false;
+  }
+  bool periodic_condition(TSNode cond) const {
+    cond = unparen(cond);
+    if (is_null(cond)) return false;
+    auto periodic_modulo = [&](TSNode e) {
+      e = unparen(e);
+      if (!is(e, "binary_operator")) return false;
+      TSNode op = field(e, "operator");
+      if (is_null(op) || t(op) != "%") return false;
+      TSNode d = unparen(field(e, "right"));
+      if (is(d, "integer")) {
+        std::string digits(t(d));
+        if (digits == "0" || digits == "1" || digits == "2") return false;
+      }
+      return !is(unparen(field(e, "left")), "string");  // `"%d" % n` formats a string
+    };
+    if (is(cond, "boolean_operator")) {
+      TSNode op = field(cond, "operator");
+      if (!is_null(op) && t(op) == "and")
+        return periodic_condition(field(cond, "left")) || periodic_condition(field(cond, "right"));
+      return false;
+    }
+    if (is(cond, "not_operator")) return periodic_modulo(field(cond, "argument"));
+    if (!is(cond, "comparison_operator") || named_count(cond) != 2) return false;
+    std::string op;
+    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
+      TSNode ch = ts_node_child(cond, i);
+      if (!ts_node_is_named(ch)) op += t(ch);
+    }
+    TSNode l = unparen(named(cond, 0)), r = unparen(named(cond, 1));
+    if (op == "==") {
+      auto literal = [&](TSNode e) { return is(e, "integer"); };
+      return (periodic_modulo(l) && literal(r)) || (periodic_modulo(r) && literal(l));
+    }
+    if (op == "in" && is(r, "call")) {
+      const auto& q = m_.callee_name(r, m_.scope_of(r));
+      return q && *q == "builtins.range" && positional_arguments(r).size() == 3;
+    }
+    return false;
+  }
+
   // True when the innermost loop holding `n` is no step loop itself but runs, beside `n` and on
   // every iteration, a loop over a DataLoader (a statement of its body, or inside a `with` there):
   // `for epoch in ...: labels = torch.ones(b).to(device)` then `for x, y in loader:` — `n`
