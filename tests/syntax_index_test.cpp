@@ -1,9 +1,11 @@
 // NodeIndex (analyzer/python/syntax.h) must answer exactly as tree-sitter does: for every node
 // of every Python fixture (and a few hand-made trees: errors, comments, line continuations,
 // deep nesting), its named children in order, its child in each of the grammar's fields, and
-// its parent — read once with the index open and once without.
+// its parent — read once with the index open and once without; and is(), which compares symbol
+// ids, agrees with the node's type name.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -39,6 +41,13 @@ std::size_t compare_all(const std::string& text, const std::string& what) {
     std::vector<TSNode> field_ts;
     for (uint32_t f = 1; f <= fields; ++f) field_ts.push_back(ts_node_child_by_field_id(n, static_cast<TSFieldId>(f)));
     TSNode parent_ts = ts_node_parent(n);
+    // is() reads the symbol id: it must agree with the type's name, aliases and ERROR included.
+    EXPECT_TRUE(is(n, ts_node_type(n))) << what << " type " << ts_node_type(n);
+    for (const char* name : {"call", "identifier", "attribute", "ERROR", "block", "string", "comment",
+                             "(", "=", "for_statement", "expression_statement", "keyword_argument",
+                             "integer", "as_pattern_target", "module", "line_continuation"})
+      EXPECT_EQ(is(n, name), std::strcmp(ts_node_type(n), name) == 0)
+          << what << " is(" << name << ") at byte " << ts_node_start_byte(n);
     {
       ScopedNodeIndex use(&index);
       EXPECT_GE(index.find(n), 0) << what;

@@ -1,5 +1,9 @@
 #include "analyzer/python/syntax.h"
 
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
 extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace gpulint::python {
@@ -28,6 +32,24 @@ TSFieldId field_id(const char* name) {
     s.name = name;
   }
   return s.id;
+}
+
+const std::vector<uint8_t>& symbols_named(const char* name) {
+  static std::mutex mu;
+  // By content, so two literals with the same text share one table (node-based: addresses stay).
+  static std::unordered_map<std::string, std::vector<uint8_t>> tables;
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, fresh] = tables.try_emplace(name);
+  if (fresh) {
+    const TSLanguage* lang = python_language();
+    uint32_t count = ts_language_symbol_count(lang);
+    it->second.assign(count, 0);
+    for (uint32_t sym = 0; sym < count; ++sym) {
+      const char* sym_name = ts_language_symbol_name(lang, static_cast<TSSymbol>(sym));
+      if (sym_name && std::strcmp(sym_name, name) == 0) it->second[sym] = 1;
+    }
+  }
+  return it->second;
 }
 
 const NodeIndex*& current_node_index() {

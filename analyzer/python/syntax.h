@@ -35,7 +35,34 @@ const TSLanguage* python_language();
 
 inline bool is_null(TSNode n) { return ts_node_is_null(n); }
 inline std::string_view type(TSNode n) { return ts_node_type(n); }
-inline bool is(TSNode n, const char* t) { return !ts_node_is_null(n) && std::strcmp(ts_node_type(n), t) == 0; }
+/// The grammar's symbols named `name`: a table indexed by symbol id (ts_node_symbol), 1 where
+/// ts_language_symbol_name(python_language(), symbol) equals `name`. Built once per distinct name
+/// (thread-safe); the result lives as long as the program.
+const std::vector<uint8_t>& symbols_named(const char* name);
+namespace detail {
+// is()'s per-thread cache of symbols_named, keyed by the address of the literal it is given.
+struct SymbolSlot {
+  const char* name = nullptr;
+  const uint8_t* table = nullptr;
+  uint32_t size = 0;
+};
+inline thread_local SymbolSlot symbol_slots[512];
+}  // namespace detail
+/// True when `n` is not null and its type (ts_node_type) is `t`, which must be a string literal
+/// (or any string that never changes while the thread lives: the answer is cached by its
+/// address, as field_id's ids are). Reads the node's symbol id instead of comparing its type's
+/// name: the analysis asks this for nearly every node it visits.
+inline bool is(TSNode n, const char* t) {
+  if (ts_node_is_null(n)) return false;
+  std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(t) * 0x9E3779B97F4A7C15ull) >> 55;  // 9 bits
+  detail::SymbolSlot& slot = detail::symbol_slots[h];
+  if (slot.name != t) {
+    const std::vector<uint8_t>& table = symbols_named(t);
+    slot = detail::SymbolSlot{t, table.data(), static_cast<uint32_t>(table.size())};
+  }
+  TSSymbol sym = ts_node_symbol(n);
+  return sym < slot.size ? slot.table[sym] != 0 : std::strcmp(ts_node_type(n), t) == 0;
+}
 /// The grammar's id of a field name (cached per name; names are string literals).
 TSFieldId field_id(const char* name);
 /// The first child of `n` in field `name` (a string literal), or a null node.
