@@ -23,8 +23,9 @@ clearly means to use a GPU: it builds a CUDA device, calls `torch.cuda.is_availa
 `.cuda()` somewhere (not `torch.cuda.manual_seed*` / `seed*`, which are documented as silently
 ignored without CUDA: scripts seed every backend they may run on). The diagnostic points at the model's creation (`ResNet18()`,
 `nn.Sequential(`), also when that is inside a factory function of the file. A class of the
-file whose constructor places its own layers (`self.stage0 = nn.Linear(20, 10).to("cuda")`, or
-`device=`: model-parallel style) needs no move of its instances, and neither does a class whose
+file whose constructor places its own layers or the modules it is made of
+(`self.stage0 = nn.Linear(20, 10).to("cuda")`, `self.online = QNet().to(device)`, or `device=`:
+model-parallel style, a DQN's networks) needs no move of its instances, and neither does a class whose
 constructor builds nothing itself when it is given modules placed on CUDA as they were built
 (`Seq2Seq(enc, dec)` with `enc = Encoder().to(device)`). Models built where
 gpulint cannot see the placement may have been placed there and are not reported: a class or

@@ -166,7 +166,9 @@ results change bit-for-bit. Not reported outside loops, for `.to(dtype)`, or for
 loop over a DataLoader that makes the steps (`for epoch in ...: y_real = torch.ones(b).to(device)`
 then `for x, y in loader:`, or sample images at the end of each epoch; also beside a loop over
 anything that moves its own elements to the GPU, `for x, _ in train_loader: x = x.to(device)`,
-whose steps may run in another file's model methods): it runs once per epoch
+whose steps may run in another file's model methods; also beside a call of a function of the
+file that makes such a pass over the data itself, `for epoch in ...: train(epoch)` then a sample
+grid): it runs once per epoch
 (a GAN's generator loop around its critic's inner loop back-propagates itself and stays a step
 loop). Nor under a periodic guard inside the loop — `if step % 500 == 0:`, `if not it % freq:`,
 `if step in range(0, total, every):` — that saves sample images or runs a periodic test: it runs

@@ -651,8 +651,9 @@ class Builder {
     return found || layers_placed_in_constructor(creation);
   }
   // A class of the file whose __init__ places its own layers (`self.net0 = nn.Linear(20,
-  // 10).to('cuda')`, `nn.Linear(..., device=d)`: model-parallel style): its instances need no
-  // placement of their own.
+  // 10).to('cuda')`, `nn.Linear(..., device=d)`: model-parallel style) or the modules it is made
+  // of (`self.original = Network().to(device)`, a DQN's online and target networks): its
+  // instances need no placement of their own.
   bool layers_placed_in_constructor(TSNode creation) const {
     if (!is(creation, "call")) return false;
     TSNode cls = local_class(creation, m_.scope_of(creation));
@@ -680,7 +681,10 @@ class Builder {
     }
     if (!is(layer, "call")) return false;
     const auto& q = m_.callee_name(layer, s);
-    if (!q || !starts_with(*q, "torch.nn.")) return false;
+    if (!q) return false;
+    // With `moved`, any module the constructor builds and places: a torch.nn layer, or a
+    // module class of the file or a library (`self.online = QNetwork().to(device)`).
+    if (!starts_with(*q, "torch.nn.") && !(moved && is_module_constructor(layer, s))) return false;
     return is_null(dev) || device_value(dev, s) != Where::Cpu;
   }
 
@@ -2136,8 +2140,34 @@ class Builder {
       }
       if (backprops_at_its_level(x) || moves_its_elements(x)) found = true;
     });
+    // `for epoch in range(1, epochs + 1): train(epoch); test(epoch)` — a function of the file
+    // called on every iteration that runs a pass over the data itself (runs_step_loop).
+    visit(body, [&](TSNode x) {
+      if (found || !is(x, "call") || !same(innermost_loop(x), loop) || !beside_every_iteration(enclosing_statement(x)))
+        return;
+      TSNode def = m_.resolve_local_function(x, m_.scope_of(x));
+      if (!is_null(def) && !contains(def, loop) && runs_step_loop(def)) found = true;
+    });
     return found;
   }
+  // True when function `def` holds, in its own body (not a nested definition's), a pass over a
+  // dataset: a loop over a DataLoader, or a for-loop that moves what it iterates to the GPU
+  // (moves_its_elements). An RL rollout or update function (a loop over environment steps or
+  // over a rollout's minibatches already on the device) is no such pass: the loop calling it
+  // once per rollout stays a loop of updates. Memoised per function.
+  bool runs_step_loop(TSNode def) {
+    auto memo = runs_step_loop_.find(def.id);
+    if (memo != runs_step_loop_.end()) return memo->second;
+    bool found = false;
+    for (const auto& [l, indices] : loader_loops())
+      if (!found && contains(def, l) && same(enclosing_function(l), def)) found = true;
+    visit(field(def, "body"), [&](TSNode x) {
+      if (!found && is(x, "for_statement") && same(enclosing_function(x), def) && moves_its_elements(x))
+        found = true;
+    });
+    return runs_step_loop_[def.id] = found;
+  }
+  std::unordered_map<const void*, bool> runs_step_loop_;
   // True when for-loop `loop` moves what it iterates to an accelerator in its body: `for x, _ in
   // train_loader: x = x.to(device)`, `batch[0].cuda()` — a loop over batches, whatever gpulint
   // can tell of the iterable (a parameter, a project loader), even when its steps happen in
