@@ -5056,7 +5056,13 @@ class Builder {
   bool transform_of_name(TSNode e, std::string_view name) const {
     e = unparen(e);
     int steps = 0;
-    for (; steps < 32 && is(e, "call") && kHostTransforms.count(method_name(e, src_)); ++steps) {
+    for (; steps < 32 && is(e, "call"); ++steps) {
+      // `y_real = Variable(y_real)`: the tensor itself (variable_wrapped).
+      if (TSNode inner = variable_wrapped(e, m_.scope_of(e)); !is_null(inner)) {
+        e = inner;
+        continue;
+      }
+      if (!kHostTransforms.count(method_name(e, src_))) break;
       TSNode r = receiver(e);
       if (is_null(r)) return false;
       e = unparen(r);
