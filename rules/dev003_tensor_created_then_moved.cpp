@@ -168,7 +168,8 @@ then `for x, y in loader:`, or sample images at the end of each epoch; also besi
 anything that moves its own elements to the GPU, `for x, _ in train_loader: x = x.to(device)`,
 whose steps may run in another file's model methods; also beside a call of a function of the
 file that makes such a pass over the data itself, `for epoch in ...: train(epoch)` then a sample
-grid): it runs once per epoch
+grid; and beside a loop that steps a Gym environment, where an episode's first observation is
+converted before `while not done: ... env.step(a)`): it runs once per epoch or episode
 (a GAN's generator loop around its critic's inner loop back-propagates itself and stays a step
 loop). Nor under a periodic guard inside the loop — `if step % 500 == 0:`, `if not it % freq:`,
 `if step in range(0, total, every):` — that saves sample images or runs a periodic test: it runs

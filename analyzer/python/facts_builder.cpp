@@ -2133,7 +2133,19 @@ class Builder {
     // loop whose counter the body never reads (a PPO update's epochs over its rollout).
     bool found = false;
     visit(body, [&](TSNode x) {
-      if (found || !is(x, "for_statement") || !beside_every_iteration(x) || !same(innermost_loop(x), loop)) return;
+      if (found || !same(innermost_loop(x), loop)) return;
+      // `for episode in ...: obs = torch.tensor(env.reset()[0]).to(device)` then `while not done:
+      // ... env.step(a)`: the inner loop steps the environment (steps_gym_environment), so the
+      // outer one runs once per episode.
+      if (is(x, "while_statement") || is(x, "for_statement")) {
+        if (!beside_every_iteration(x)) return;
+        bool env_steps = false;
+        visit(field(x, "body"), [&](TSNode c) {
+          if (!env_steps && is(c, "call") && same(innermost_loop(c), x) && steps_gym_environment(c)) env_steps = true;
+        });
+        if (env_steps) { found = true; return; }
+      }
+      if (!is(x, "for_statement") || !beside_every_iteration(x)) return;
       if (iterates_range(x)) {
         TSNode counter = unparen(field(x, "left"));
         if (!is(counter, "identifier") || !mentions(field(x, "body"), std::string(t(counter)))) return;
