@@ -64,7 +64,8 @@ count too; they take no `device=`, so they are reported without a fix (the messa
 to_var(x): if torch.cuda.is_available(): x = x.cuda(); return Variable(x)`, then
 `zero = self.to_var(torch.zeros(b, k))`) counts as moved there; a helper that writes the tensor
 first, moves it under a flag, or moves only an element of it does not; the helper may wrap it
-first (`return Variable(x, volatile=v).cuda()`). So does a name bound once to a lambda that
+first (`return Variable(x, volatile=v).cuda()`) and may handle containers before the tensor (`if
+isinstance(x, (list, tuple)): return [to_device(d) for d in x]`, with no `else`). So does a name bound once to a lambda that
 moves its arguments on every GPU run (RL notebooks' `Variable = lambda *args, **kwargs:
 autograd.Variable(*args, **kwargs).cuda() if USE_CUDA else autograd.Variable(*args, **kwargs)`).
 `Variable(x)` (pre-0.4 code) is `x`. `torch.tensor(t)` of a

@@ -5594,6 +5594,11 @@ class Builder {
       return found;
     };
     for (TSNode st : named_children(body)) {
+      // `if isinstance(data, (list, tuple)): return [to_device(d) for d in data]`: a branch for
+      // containers, not taken for the tensor a creation hands over.
+      if (is(st, "if_statement") && container_dispatch(field(st, "condition"), param) &&
+          named_count(st) == 2)
+        continue;
       if (is(st, "if_statement") && !mentions(field(st, "condition"), param)) {
         TSNode cons = field(st, "consequence");
         bool assumes = false;
@@ -5613,6 +5618,26 @@ class Builder {
       return std::nullopt;
     }
     return std::nullopt;
+  }
+
+  // `isinstance(param, list)`, `isinstance(param, (list, tuple, dict))`: true only for Python
+  // containers (builtins list, tuple, dict, set), never for a tensor.
+  bool container_dispatch(TSNode cond, const std::string& param) const {
+    cond = unparen(cond);
+    if (!is(cond, "call")) return false;
+    const Scope* s = m_.scope_of(cond);
+    const auto& q = m_.callee_name(cond, s);
+    auto a = positional_arguments(cond);
+    if (!q || *q != "builtins.isinstance" || a.size() != 2) return false;
+    TSNode obj = unparen(a[0]);
+    if (!is(obj, "identifier") || t(obj) != param) return false;
+    TSNode types = unparen(a[1]);
+    std::vector<TSNode> each = is(types, "tuple") ? named_children(types) : std::vector<TSNode>{types};
+    if (each.empty()) return false;
+    return std::all_of(each.begin(), each.end(), [&](TSNode ty) {
+      const auto& tq = m_.qualified_name(unparen(ty), s);
+      return tq && (*tq == "builtins.list" || *tq == "builtins.tuple" || *tq == "builtins.dict" || *tq == "builtins.set");
+    });
   }
 
   // The value assignment `asg` binds to the name `nm`: its right side for `nm = value`, the
