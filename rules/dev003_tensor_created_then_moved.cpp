@@ -20,7 +20,8 @@ views and casts, `torch.rand(n).reshape(-1, 1).to(device)`, `torch.tensor(v).to(
 `torch.zeros(n).fill_(1).cuda()`, random fills, `.data` and `.requires_grad_()`) inside a loop, or inside the
 `forward()` of an `nn.Module` subclass of the file (it runs once per step: an LSTM's
 `h0 = torch.zeros(...).to(device)`), or inside a function of the file called from such a place
-(an `init_hidden()` that `forward()` calls; a helper called in a loop that back-propagates,
+(an `init_hidden()` that `forward()` calls; a method called on an instance of a module class of
+the file, also after `model = model.to(device)`, which returns the module itself; a helper called in a loop that back-propagates,
 iterates a DataLoader, or calls a function of the file that back-propagates once per call, at its
 own level and not under an `if` of the loop — not one called once per epoch or every N steps,
 such as a helper that saves sample images — or that steps a Gym / Gymnasium environment,

@@ -503,6 +503,50 @@ TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
   EXPECT_TRUE(ts_node_is_null(resolve("holder.mixed.act")));
 }
 
+// `model = model.to(device)` (and .cuda(), .train(), ...) keeps the name an instance of its
+// class when that class is an nn.Module that does not define the method: nn.Module's returns
+// self. A class that is no module, or that defines `to` itself, is not followed.
+TEST(SemanticModelInstanceMethods, ModuleMethodsReturningSelfKeepTheInstance) {
+  const std::string src =
+      "import torch.nn as nn\n"
+      "class Base(nn.Module):\n"
+      "    pass\n"
+      "class Net(Base):\n"
+      "    def init_state(self, b):\n        return b\n"
+      "class Plain:\n"
+      "    def to(self, d):\n        return Plain()\n"
+      "    def init_state(self, b):\n        return b\n"
+      "class Own(nn.Module):\n"
+      "    def cuda(self):\n        return 1\n"
+      "    def init_state(self, b):\n        return b\n"
+      "net = Net()\n"
+      "net = net.to('cuda')\n"
+      "net = net.train()\n"
+      "net.init_state(1)\n"
+      "plain = Plain()\n"
+      "plain = plain.to('cuda')\n"
+      "plain.init_state(2)\n"
+      "own = Own()\n"
+      "own = own.cuda()\n"
+      "own.init_state(3)\n"
+      "other = Net().to('cuda')\n"
+      "other.init_state(4)\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto resolve = [&](const std::string& callee) {
+    TSNode c = named_node_at(tree, src, callee + "(", callee.size());
+    while (!ts_node_is_null(c) && type(c) != "call") c = ts_node_parent(c);
+    EXPECT_FALSE(ts_node_is_null(c)) << callee;
+    return m.resolve_local_function(c, m.scope_of(c));
+  };
+  TSNode init = resolve("net.init_state");
+  ASSERT_FALSE(ts_node_is_null(init));
+  EXPECT_EQ(start(init), src.find("def init_state"));  // Net's
+  EXPECT_TRUE(same(resolve("other.init_state"), init));
+  EXPECT_TRUE(ts_node_is_null(resolve("plain.init_state")));
+  EXPECT_TRUE(ts_node_is_null(resolve("own.init_state")));
+}
+
 // Reads through an instance of a class of the file see that class's `self.x = ...` stores:
 // evaluate() (`self.q_eval.device`, the values a device expression can take) and origins()
 // (`self.q_eval.optimizer`, what the name was built by); a name bound to two classes sees none.

@@ -1694,10 +1694,22 @@ TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int dept
   object = unparen(object);
   if (depth > 3) return TSNode{};
   // The class that `value` instantiates: `C(...)` with C bound only to one class of the file.
-  auto instantiated = [&](TSNode value, const Scope* vs) -> TSNode {
+  std::function<TSNode(TSNode, const Scope*, int)> instantiated_at;
+  auto instantiated = [&](TSNode value, const Scope* vs) { return instantiated_at(value, vs, 0); };
+  instantiated_at = [&](TSNode value, const Scope* vs, int chain) -> TSNode {
     TSNode v = unparen(value);
-    if (!is(v, "call")) return TSNode{};
+    if (!is(v, "call") || chain > 8) return TSNode{};
     TSNode cf = unparen(field(v, "function"));
+    // `model = model.to(device)`, `net.cuda()`, `net.train()`: nn.Module's to / cuda / cpu /
+    // train / eval / float / double / half return the module itself (torch/nn/modules/module.py:
+    // "Returns: Module: self"), so the value is an instance of the receiver's class — when that
+    // class derives from torch.nn.Module and does not define the method itself.
+    if (is(cf, "attribute")) {
+      // `Net().to(device)`: the receiver a construction itself.
+      TSNode obj = unparen(field(cf, "object"));
+      TSNode c = is(obj, "call") ? instantiated_at(obj, vs, chain + 1) : instance_class(obj, vs, depth + 1);
+      return module_method_returning_self(c, text(field(cf, "attribute"), src_)) ? c : TSNode{};
+    }
     if (!is(cf, "identifier")) return TSNode{};
     const auto* cbs = lookup(text(cf, src_), vs);
     if (!cbs || cbs->size() != 1 || cbs->front().kind != Binding::Kind::Class) return TSNode{};
@@ -1713,12 +1725,24 @@ TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int dept
     const auto* bs = lookup(text(object, src_), scope);
     if (!bs || bs->empty()) return TSNode{};
     TSNode cls{};
+    std::vector<std::string_view> self_methods;  // `model = model.to(device)`: checked below
     for (const auto& b : *bs) {
       if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value)) return TSNode{};
+      TSNode v = unparen(b.value);
+      TSNode cf = is(v, "call") ? unparen(field(v, "function")) : TSNode{};
+      if (is(cf, "attribute") && is(unparen(field(cf, "object")), "identifier") &&
+          text(unparen(field(cf, "object")), src_) == text(object, src_)) {
+        // The name rebound to a method's result on itself: the same instance when the method
+        // returns self; the other bindings say which class it is.
+        self_methods.push_back(text(field(cf, "attribute"), src_));
+        continue;
+      }
       TSNode c = instantiated(b.value, scope_of(b.value));
       if (is_null(c) || (!is_null(cls) && !same(cls, c))) return TSNode{};
       cls = c;
     }
+    for (std::string_view m : self_methods)
+      if (!module_method_returning_self(cls, m)) return TSNode{};
     return cls;
   }
   if (!is(object, "attribute")) return TSNode{};
@@ -1738,6 +1762,40 @@ TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int dept
     cls = c;
   }
   return cls;
+}
+
+bool SemanticModel::module_method_returning_self(TSNode cls, std::string_view method) const {
+  // torch/nn/modules/module.py: Module.to / cuda / cpu / train / eval / float / double / half
+  // each end with `return self` ("Returns: Module: self").
+  static const std::set<std::string_view> kReturnsSelf = {"to", "cuda", "cpu", "train", "eval",
+                                                          "float", "double", "half"};
+  if (!kReturnsSelf.count(method) || !is(cls, "class_definition") || !module_subclass(cls, 0)) return false;
+  for (TSNode ch : named_children(field(cls, "body"))) {
+    if (is(ch, "decorated_definition")) ch = field(ch, "definition");
+    if (is(ch, "function_definition") && text(field(ch, "name"), src_) == method) return false;
+  }
+  return true;
+}
+
+bool SemanticModel::module_subclass(TSNode cls, int depth) const {
+  if (depth > 8 || !is(cls, "class_definition")) return false;
+  TSNode sup = field(cls, "superclasses");
+  if (is_null(sup)) return false;
+  const Scope* s = scope_of(cls);
+  for (TSNode b : named_children(sup)) {
+    if (is(b, "keyword_argument")) continue;
+    const auto& q = qualified_name(b, s);
+    if (q && (q->rfind("torch.nn.", 0) == 0 || q->rfind("torch_geometric.nn.", 0) == 0 ||
+              *q == "pytorch_lightning.LightningModule" || *q == "lightning.pytorch.LightningModule" ||
+              *q == "lightning.LightningModule"))
+      return true;
+    if (!is(unparen(b), "identifier")) continue;
+    const auto* bs = lookup(text(unparen(b), src_), s);
+    if (bs && bs->size() == 1 && bs->front().kind == Binding::Kind::Class && !same(bs->front().function, cls) &&
+        module_subclass(bs->front().function, depth + 1))
+      return true;
+  }
+  return false;
 }
 
 TSNode SemanticModel::instance_method(TSNode object, std::string_view method, const Scope* scope) const {

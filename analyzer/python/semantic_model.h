@@ -212,6 +212,14 @@ class SemanticModel {
   /// of `.attr` visible through an instance of x's class (self_attribute_stores) instantiates.
   /// A null node otherwise.
   TSNode instance_class(TSNode object, const Scope* scope, int depth = 0) const;
+  /// True when class `cls` (a class_definition of this file) derives from a torch.nn class
+  /// (torch.nn.Module, nn.Sequential, ...), a PyTorch Geometric module or a LightningModule,
+  /// directly or through classes of this file (at most 8 levels).
+  bool module_subclass(TSNode cls, int depth = 0) const;
+  /// True when `method` called on an instance of class `cls` returns that instance: one of
+  /// nn.Module's to / cuda / cpu / train / eval / float / double / half (each `return self`,
+  /// torch/nn/modules/module.py), `cls` a module_subclass that does not define it itself.
+  bool module_method_returning_self(TSNode cls, std::string_view method) const;
 
   /// All `call` nodes of the module, in source order (collected in the model's walk).
   const std::vector<TSNode>& calls() const { return calls_; }
