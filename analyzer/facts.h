@@ -148,7 +148,9 @@ struct KeptGraphTensor {
   Range statement;            ///< `losses.append(loss)` / `total += loss` / `d[k] = loss`
   Range kept;                 ///< the attached expression
   std::string container;      ///< "losses", "total_loss", … (a C++ data member: its field name, "losses_")
-  enum class How { Append, AugmentedAssign, SubscriptStore } how = How::Append;
+  /// Concatenate: `outs = torch.cat((outs, out))`, the running tensor rebound to itself grown
+  /// by the attached one.
+  enum class How { Append, AugmentedAssign, SubscriptStore, Concatenate } how = How::Append;
   std::vector<Edit> fix;      ///< `.detach()` appended (parenthesised where needed)
 };
 

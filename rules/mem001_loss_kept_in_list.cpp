@@ -17,7 +17,9 @@ constexpr RuleInfo kInfo{
 Finds training loops (loops that call `backward()`) that keep a graph-attached tensor — a
 loss, a model output, arithmetic on them — in something that outlives the iteration:
 `losses.append(loss)`, `total_loss += loss`, `history[epoch] = loss`,
-`history["train"].append(loss)`, `y_hat += [out]` (list `+=` is `extend`). A sum of attached tensors is attached too (`epoch_loss += loss`
+`history["train"].append(loss)`, `y_hat += [out]` (list `+=` is `extend`), `preds =
+torch.cat((preds, out))` (a running tensor grown by concatenation, also `preds = out if preds is
+None else torch.cat([preds, out])`: torch.cat's result records every input). A sum of attached tensors is attached too (`epoch_loss += loss`
 then `history.append(epoch_loss)`), also when a function of the file returns it to an epoch
 loop (`train_loss, acc = self._train_epoch()` then `self.loss["train"].append(train_loss)`); so
 are torch functions of attached tensors (`F.softmax(out, 1)`), their `.cpu()` copies (only
@@ -139,6 +141,7 @@ class Mem001 final : public Rule {
     for (const auto& k : facts.kept_tensors) {
       std::string how = k.how == KeptGraphTensor::How::Append ? "appended to"
                         : k.how == KeptGraphTensor::How::AugmentedAssign ? "accumulated into"
+                        : k.how == KeptGraphTensor::How::Concatenate     ? "concatenated onto"
                                                                          : "stored in";
       auto d = make_diagnostic(kInfo, k.statement,
                                "a tensor attached to the autograd graph is " + how + " `" + k.container +

@@ -4393,6 +4393,29 @@ class Builder {
 
   // The MEM001 walk over the body of `loop` (a for/while loop, or a step method whose calls are
   // the iterations), in scope `s`.
+  // For `torch.cat((name, x, ...), dim)` (also torch.concat / torch.concatenate, a list of
+  // tensors): the first element other than `name` that is attached — what the running tensor
+  // `name` grows by. A null node for any other expression, or when `name` is not among the
+  // concatenated tensors.
+  TSNode concatenated_onto(TSNode e, const std::string& name, const Scope* s, const GraphNames& att) const {
+    e = unparen(e);
+    if (!is(e, "call")) return TSNode{};
+    const auto& q = m_.callee_name(e, s);
+    if (!q || (*q != "torch.cat" && *q != "torch.concat" && *q != "torch.concatenate")) return TSNode{};
+    auto a = positional_arguments(e);
+    if (a.empty()) return TSNode{};
+    TSNode seq = unparen(a[0]);
+    if (!is(seq, "tuple") && !is(seq, "list")) return TSNode{};
+    bool grows = false;
+    TSNode el{};
+    for (TSNode x : named_children(seq)) {
+      TSNode ux = unparen(x);
+      if (is(ux, "identifier") && t(ux) == name) grows = true;
+      else if (is_null(el) && attached(x, s, att)) el = x;
+    }
+    return grows ? el : TSNode{};
+  }
+
   void kept_in_body(TSNode loop, const Scope* s, std::set<uint32_t>& reported) {
     {
       GraphNames att;
@@ -4552,7 +4575,20 @@ class Builder {
                 bool keep_site = !is_null(sum) && attached(sum, s, att) && is(sum, "binary_operator") &&
                                  mentions(right, name) && bound_outside_only(name, s, loop, ch) &&
                                  !reset_every_step(left, s, loop);
-                if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
+                // `predict = torch.cat((predict, output))`, `outs = o if outs is None else
+                // torch.cat([outs, o])`: the running tensor grows by each iteration's attached
+                // element and keeps its graph, as an append does (torch.cat's result records
+                // every input in its autograd graph).
+                TSNode cat_el = concatenated_onto(right, name, s, att);
+                if (is_null(cat_el))
+                  if (auto parts = conditional_parts(unparen(right)))
+                    for (TSNode side : {parts->value, parts->otherwise})
+                      if (is_null(cat_el)) cat_el = concatenated_onto(side, name, s, att);
+                if (!keep_site && !is_null(cat_el) && !under_no_grad(ch) && bound_outside_only(name, s, loop, ch) &&
+                    !reset_every_step(left, s, loop)) {
+                  kept(n, cat_el, name, KeptGraphTensor::How::Concatenate, reported, consumed);
+                  att.insert(name);
+                } else if (keep_site) kept(n, right, name, KeptGraphTensor::How::AugmentedAssign, reported, consumed);
                 else if (attached(right, s, att)) att.insert(name);
                 else if (backprop_names.count(name) && !detaches(right) && start(ch) < last_backward[name]) att.insert(name);
                 else if (backprop_inputs.count(name) && is(unparen(right), "call") && !detaches(right))
@@ -4761,7 +4797,7 @@ class Builder {
       // loss)` inside `with torch.inference_mode():`) still holds its graph — when the binding
       // that reaches the store was made outside the region (a dominating one decides; without
       // one, every binding must be outside).
-      if (how == KeptGraphTensor::How::AugmentedAssign) return;
+      if (how == KeptGraphTensor::How::AugmentedAssign || how == KeptGraphTensor::How::Concatenate) return;
       auto keeps_graph = [&](TSNode e) {
         e = unparen(e);
         if (!is(e, "identifier")) return false;
