@@ -115,7 +115,8 @@ Also through a name, over several statements of the same block: the tensor is cr
 (`m = torch.triu(torch.ones(n, n) == 1).transpose(0, 1)`), each later statement that touches
 the name rebinds it to an out-of-place transform of itself (casts, `masked_fill`, `transpose`,
 `view`/`reshape`, indexing and slicing, `Variable(...)`, ...: `m = m.float().masked_fill(m == 0,
-float("-inf"))`, `obs = obs[:, -4:]`, `y = Variable(y)`), and then it is moved
+float("-inf"))`, `obs = obs[:, -4:]`, `y = Variable(y)`) or only reads it into another name with arithmetic
+(`mone = one * -1`), and then it is moved
 (`m = m.cuda()`, also `m = m.cuda() if use_gpu else m` when every value the condition can take,
 through the file's call sites, picks the move). A move under a condition that holds on every
 run that trains on the GPU counts as well: `torch.cuda.is_available()`, a name or parameter

@@ -5947,6 +5947,8 @@ class Builder {
       if (!is(*it, "expression_statement") || named_count(*it) != 1) return Reaching::Unclear;
       TSNode asg = named(*it, 0);
       if (!is(asg, "assignment")) return Reaching::Unclear;
+      // `mone = one * -1`: another name bound to arithmetic on this one only reads it.
+      if (!mentions(field(asg, "left"), nm) && arithmetic_read(field(asg, "right"))) continue;
       TSNode rhs = element_bound_to(asg, nm);
       if (is_null(rhs)) return Reaching::Unclear;
       if (transform_of_name(rhs, nm)) continue;
@@ -5954,6 +5956,23 @@ class Builder {
       return Reaching::Found;
     }
     return Reaching::NotBound;
+  }
+  // An expression made only of names, numbers and arithmetic operators (`one * -1`, `(a + b) /
+  // 2`): evaluating it changes none of the tensors it reads (no calls, attributes, subscripts).
+  // The result is a new tensor: the expression is a binary operation or a negation, not the name
+  // itself (`alias = one`) or `+one` (torch.positive returns its input), which alias it.
+  bool arithmetic_read(TSNode e) const {
+    e = unparen(e);
+    if (!is(e, "binary_operator") &&
+        !(is(e, "unary_operator") && !is_null(field(e, "operator")) && t(field(e, "operator")) == "-"))
+      return false;
+    bool ok = true;
+    visit(e, [&](TSNode n) {
+      if (ok && ts_node_is_named(n) && !is(n, "binary_operator") && !is(n, "unary_operator") &&
+          !is(n, "parenthesized_expression") && !is(n, "identifier") && !is(n, "integer") && !is(n, "float"))
+        ok = false;
+    });
+    return ok;
   }
   Reaching values_bound_in_branches(TSNode ifs, const std::string& nm, std::vector<TSNode>& out, int depth) {
     if (mentions(field(ifs, "condition"), nm)) return Reaching::Unclear;
