@@ -645,6 +645,45 @@ TEST(PythonModel, IntTypedExpressionsAndDeviceOrdinals) {
   EXPECT_EQ(device_values(13), (std::vector<std::string>{"cuda:1"}));
 }
 
+// A `**kwargs` parameter is the dict every call site unpacks (`train(net, **settings)`): its
+// keys evaluate, and its values' origins are followed; a call that also passes a keyword no named
+// parameter takes leaves it unknown. A keyword-only parameter receives its keyword argument.
+TEST(PythonModel, KwargsAndKeywordOnlyParametersReadTheirCallSites) {
+  const std::string src =
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "def train(net, **cfg):\n"
+      "    use(cfg['device'], cfg['loader'])\n"
+      "def other(net, *, device='cpu', **rest):\n"
+      "    see(device, rest['device'])\n"
+      "loader = DataLoader([1, 2], batch_size=1)\n"
+      "settings = {'device': 'cuda:1', 'loader': loader}\n"
+      "train(1, **settings)\n"
+      "other(1, device='cuda', **{'device': 'x'})\n"
+      "other(2, extra=3)\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto at = [&](const std::string& needle, std::size_t off) { return named_node_at(tree, src, needle, off); };
+  TSNode dev = at("use(cfg['device'], cfg['loader'])", 4);
+  while (!ts_node_is_null(dev) && type(dev) != "subscript") dev = ts_node_parent(dev);
+  ASSERT_FALSE(ts_node_is_null(dev));
+  EXPECT_EQ(strings_of(m.evaluate(dev, m.scope_of(dev))), (std::vector<std::string>{"cuda:1"}));
+  TSNode ld = at("use(cfg['device'], cfg['loader'])", 19);
+  while (!ts_node_is_null(ld) && type(ld) != "subscript") ld = ts_node_parent(ld);
+  ASSERT_FALSE(ts_node_is_null(ld));
+  auto os = m.origins(ld, m.scope_of(ld));
+  ASSERT_EQ(os.size(), 1u);
+  EXPECT_EQ(text(os[0].node, src), "DataLoader([1, 2], batch_size=1)");
+  // `device` is keyword-only: 'cuda' at the first call, its default 'cpu' at the second.
+  TSNode kw = at("see(device, rest['device'])", 4);
+  EXPECT_EQ(strings_of(m.evaluate(kw, m.scope_of(kw))), (std::vector<std::string>{"cpu", "cuda"}));
+  // `rest` holds `extra=3` at the second call, and no unpacked dict: unknown.
+  TSNode rest = at("see(device, rest['device'])", 12);
+  while (!ts_node_is_null(rest) && type(rest) != "subscript") rest = ts_node_parent(rest);
+  ASSERT_FALSE(ts_node_is_null(rest));
+  EXPECT_EQ(strings_of(m.evaluate(rest, m.scope_of(rest))), (std::vector<std::string>{"<not a string>"}));
+}
+
 // `global device` at module level (legal, and a no-op there) once sent lookup from the module's
 // scope back to the module's scope forever: a real script (set 40) hung `check`.
 TEST(PythonModel, ModuleLevelGlobalStatementDoesNotLoopTheLookup) {

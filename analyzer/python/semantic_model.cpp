@@ -917,8 +917,21 @@ std::vector<Value> SemanticModel::evaluate_binding(const Binding& b, const Scope
   }
 }
 
+std::set<std::string> SemanticModel::named_parameters(TSNode function_definition) const {
+  std::set<std::string> out;
+  for (TSNode p : named_children(field(function_definition, "parameters"))) {
+    TSNode id = is(p, "identifier") ? p : field(p, "name");
+    if (is(p, "typed_parameter")) {
+      auto ch = named_children(p);
+      id = !ch.empty() && is(ch[0], "identifier") ? ch[0] : TSNode{};
+    }
+    if (is(id, "identifier")) out.insert(std::string(text(id, src_)));
+  }
+  return out;
+}
+
 std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::param_arguments(const Binding& b) const {
-  if (b.param_index < 0) return std::nullopt;
+  if (b.param_index < 0) return keyword_param_arguments(b);
   auto sites = call_sites(b.function);
   if (sites.empty()) return std::nullopt;
   std::string pname(text(b.target, src_));
@@ -949,6 +962,46 @@ std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::param_ar
       out.push_back({b.param_default, scope_of(b.function)});
     } else {
       out.push_back({found, site.scope});
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::keyword_param_arguments(const Binding& b) const {
+  if (b.kind != Binding::Kind::Param || is_null(b.target) || is_null(b.function)) return std::nullopt;
+  TSNode pattern = parent(b.target);
+  if (is(pattern, "list_splat_pattern")) return std::nullopt;
+  bool kwargs = is(pattern, "dictionary_splat_pattern");
+  auto sites = call_sites(b.function);
+  if (sites.empty()) return std::nullopt;
+  std::string pname(text(b.target, src_));
+  std::set<std::string> takes = kwargs ? named_parameters(b.function) : std::set<std::string>{};
+  std::vector<ParamArgument> out;
+  for (const auto& site : sites) {
+    TSNode args = field(site.node, "arguments");
+    if (!is(args, "argument_list")) return std::nullopt;
+    TSNode found{};
+    int splats = 0;
+    for (TSNode ch : named_children(args)) {
+      if (is(ch, "dictionary_splat")) {
+        ++splats;
+        if (kwargs) found = named(ch, 0);
+      } else if (is(ch, "keyword_argument")) {
+        std::string k(text(field(ch, "name"), src_));
+        // A keyword no named parameter takes lands in **kwargs beside the unpacked dict.
+        if (kwargs && !takes.count(k)) return std::nullopt;
+        if (!kwargs && k == pname) found = field(ch, "value");
+      }
+    }
+    if (kwargs) {
+      if (splats != 1) return std::nullopt;  // no dict, or two merged
+      out.push_back({found, site.scope});
+    } else if (!is_null(found)) {
+      out.push_back({found, site.scope});
+    } else if (splats == 0 && !is_null(b.param_default)) {
+      out.push_back({b.param_default, scope_of(b.function)});
+    } else {
+      return std::nullopt;
     }
   }
   return out;
@@ -1331,6 +1384,52 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   return out;
 }
 
+std::vector<Origin> SemanticModel::keyword_param_origins(const Binding& b, int depth) const {
+  std::vector<Origin> out;
+  TSNode pattern = parent(b.target);
+  if (is(pattern, "list_splat_pattern")) return out;  // *args: positions unknown
+  std::string pname(text(b.target, src_));
+  if (is(pattern, "dictionary_splat_pattern")) {
+    // `def train(model, **cfg)` called as `train(net, **train_args)`: cfg is the dict each call
+    // site unpacks — when no call site also passes a keyword the named parameters do not take
+    // (cfg would then hold keys of its own, which no dict origin shows).
+    std::set<std::string> named_params = named_parameters(b.function);
+    std::vector<Origin> found;
+    for (const auto& site : call_sites(b.function)) {
+      TSNode args = field(site.node, "arguments");
+      if (!is(args, "argument_list")) return out;
+      for (TSNode ch : named_children(args)) {
+        if (is(ch, "keyword_argument") && !named_params.count(std::string(text(field(ch, "name"), src_)))) return out;
+        if (is(ch, "dictionary_splat")) {
+          auto sub = origins(named(ch, 0), site.scope, depth + 1);
+          found.insert(found.end(), sub.begin(), sub.end());
+        }
+      }
+    }
+    return found;
+  }
+  // A keyword-only parameter (`def fit(model, *, loader)`): the keyword arguments of that name.
+  for (const auto& site : call_sites(b.function)) {
+    TSNode args = field(site.node, "arguments");
+    if (!is(args, "argument_list")) continue;
+    bool passed = false, splat = false;
+    for (TSNode ch : named_children(args)) {
+      if (is(ch, "keyword_argument") && text(field(ch, "name"), src_) == pname) {
+        passed = true;
+        auto sub = origins(field(ch, "value"), site.scope, depth + 1);
+        out.insert(out.end(), sub.begin(), sub.end());
+      } else if (is(ch, "dictionary_splat")) {
+        splat = true;
+      }
+    }
+    if (!passed && !splat && !is_null(b.param_default)) {
+      auto sub = origins(b.param_default, scope_of(b.param_default), depth + 1);
+      out.insert(out.end(), sub.begin(), sub.end());
+    }
+  }
+  return out;
+}
+
 std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* scope, int depth) const {
   // The outermost origins query (whatever its entry point) gives unpacked_return_origins its
   // budget of expansions for the whole query.
@@ -1442,6 +1541,9 @@ std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* sc
             out.insert(out.end(), sub.begin(), sub.end());
           }
         }
+      } else if (b.kind == Binding::Kind::Param && !is_null(b.target) && !is_null(b.function)) {
+        auto sub = keyword_param_origins(b, depth);
+        out.insert(out.end(), sub.begin(), sub.end());
       }
     }
     return out;

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -251,11 +252,18 @@ class SemanticModel {
   /// (positional or keyword) and the scope it is evaluated in, or its default where a call passes
   /// none. Nothing when there is no call site, a call passes `*args` / `**kwargs`, a call passes
   /// nothing and there is no default, or the parameter is a method's `self`.
+  /// A keyword-only parameter receives the keyword argument of its name (or its default); a
+  /// `**kwargs` parameter the dict each call site unpacks with exactly one `**d` (keyword_param_
+  /// arguments: nothing when a call passes a keyword no named parameter takes).
   struct ParamArgument {
     TSNode value;
     const Scope* scope;
   };
   std::optional<std::vector<ParamArgument>> param_arguments(const Binding& b) const;
+  std::optional<std::vector<ParamArgument>> keyword_param_arguments(const Binding& b) const;
+  /// The names of `function_definition`'s parameters that can be passed by keyword (plain,
+  /// default, typed; not `*args` / `**kwargs`).
+  std::set<std::string> named_parameters(TSNode function_definition) const;
   std::vector<Value> evaluate_param(const Binding& b, int depth) const;
   /// The dict a parameter holds: what every call site of its function passes, or its default.
   std::optional<DictValue> evaluate_param_dict(const Binding& b, int depth) const;
@@ -268,6 +276,10 @@ class SemanticModel {
   mutable std::unordered_map<std::pair<const void*, const Scope*>, std::optional<std::string>, NodeScopeHash>
       qualified_memo_;
   std::vector<Origin> origins_uncached(TSNode expr, const Scope* scope, int depth) const;
+  /// origins of a parameter that takes no position: a keyword-only one (the keyword arguments of
+  /// its name at the call sites, or its default) or `**kwargs` (the dicts the call sites unpack
+  /// with `**d`; none when a call site passes a keyword of its own into it). Empty for `*args`.
+  std::vector<Origin> keyword_param_origins(const Binding& b, int depth) const;
   /// origins memo for outermost queries (none running, no unpacking under way): such a query
   /// starts from the same state every time (a fresh expansion budget), so its answer depends on
   /// (expression node id, scope, depth) alone. Nested queries share the running query's budget
