@@ -128,13 +128,17 @@ in the training loop; `if self.use_cuda: self.G.cuda()`, then `if self.use_cuda:
 alpha.cuda()`: a run that trains on the GPU took that side), and, in a module's `forward()`,
 `next(self.parameters()).is_cuda` or `x.is_cuda` of a forward parameter; and a flag of the
 instance (`if self.args.cuda:`) under which a method of the same class places the class's model
-holds in every method of that class. Such a move is reported
-without a fix (created with `device=`, the tensor would need CUDA on the runs without it). A
-cast or reshape of the name in the moving expression itself (`labels = labels.long().cuda()`)
-is followed the same way. A tensor
-written on the host in between (`buf[idx] = 1`, `buf.fill_(v)`, passed to a function), or a move
-under a condition gpulint cannot decide (a command-line flag, a parameter whose callers pass
-both values), is not reported. A `masked_fill` with a host mask between the creation and the
+holds in every method of that class. So does a flag gpulint cannot evaluate at all, a bare
+name or attribute (`if self.use_cuda: h0 = h0.cuda()` with a constructor argument, `if
+opt.use_gpu:` of an options object built in another file, a parameter whose callers pass both
+values): the copy happens on exactly the runs where it holds, the runs that use the GPU. Such a
+move is reported without a fix (created with `device=`, the tensor would need CUDA on the runs
+without it). A cast or reshape of the name in the moving expression itself (`labels =
+labels.long().cuda()`) is followed the same way. A tensor written on the host in between
+(`buf[idx] = 1`, `buf.fill_(v)`, passed to a function), or a move under a condition that is
+known to be false on some GPU run or that is no setting (`not torch.cuda.is_available()`, a
+command-line switch that is off by default, `x.is_cuda` of a tensor gpulint cannot place, a
+comparison with a run-dependent size), is not reported. A `masked_fill` with a host mask between the creation and the
 move is reported without a fix (the mask would stay on the host).
 
 ## Why is this bad

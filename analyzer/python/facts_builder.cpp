@@ -1980,7 +1980,10 @@ class Builder {
     if (is_null(fn) || t(field(fn, "name")) != "forward") return false;
     TSNode cls = m_.parent(fn);
     while (!is_null(cls) && (is(cls, "block") || is(cls, "decorated_definition"))) cls = m_.parent(cls);
-    return direct_base_in(cls, {"torch.nn.Module", "torch.nn.modules.module.Module"});
+    // Directly, or through classes of the file (`class LSTMModel(BaseModel)` with `class
+    // BaseModel(nn.Module)`): SemanticModel::module_subclass.
+    return direct_base_in(cls, {"torch.nn.Module", "torch.nn.modules.module.Module"}) ||
+           (is(cls, "class_definition") && m_.module_subclass(cls));
   }
 
   // In the `__init__` of a class of the file derived from torch.utils.data's Dataset or
@@ -5908,6 +5911,13 @@ class Builder {
       TSNode p = m_.parent(block);
       if (level >= 3 || !is(p, "if_statement") || !same(block, field(p, "consequence"))) return;
       auto truth = truth_on_gpu(field(p, "condition"), m_.scope_of(p), &assumes_gpu);
+      // `if self.use_cuda: h0 = h0.cuda()` with a flag gpulint cannot evaluate (a constructor
+      // argument, an option of another file): the copy happens on exactly the runs where the
+      // flag holds, the runs the finding is about. No fix then (assumes_gpu).
+      if (!truth && configuration_flag(field(p, "condition"))) {
+        truth = true;
+        assumes_gpu = true;
+      }
       if (!truth || !*truth) return;
       stmt = p;
       block = m_.parent(p);
@@ -5956,6 +5966,16 @@ class Builder {
       return Reaching::Found;
     }
     return Reaching::NotBound;
+  }
+  // A condition that is a bare name or attribute (`use_cuda`, `self.gpu`, `opt.use_gpu`): a
+  // setting read as it is, not a computation.
+  bool configuration_flag(TSNode cond) const {
+    cond = unparen(cond);
+    if (is(cond, "identifier")) return true;
+    // `x.is_cuda` / `x.is_cpu` describe a tensor, not a setting: truth_on_gpu decides those.
+    if (is(cond, "attribute") && starts_with(t(field(cond, "attribute")), "is_")) return false;
+    for (int i = 0; i < 4 && is(cond, "attribute"); ++i) cond = unparen(field(cond, "object"));
+    return is(cond, "identifier");
   }
   // An expression made only of names, numbers and arithmetic operators (`one * -1`, `(a + b) /
   // 2`): evaluating it changes none of the tensors it reads (no calls, attributes, subscripts).
