@@ -684,6 +684,31 @@ TEST(PythonModel, KwargsAndKeywordOnlyParametersReadTheirCallSites) {
   EXPECT_EQ(strings_of(m.evaluate(rest, m.scope_of(rest))), (std::vector<std::string>{"<not a string>"}));
 }
 
+// A function's binding of a name it declares `global` is the module's: readers in the function
+// and elsewhere find it, and its value is evaluated in the function (its locals, not module
+// names of the same spelling).
+TEST(PythonModel, GlobalBindingInAFunctionIsTheModulesAndReadsTheFunctionsLocals) {
+  const std::string src =
+      "n = 0\n"
+      "dev = None\n"
+      "def setup():\n"
+      "    global dev\n"
+      "    n = 'cuda'\n"
+      "    dev = n\n"
+      "    a = dev\n"
+      "def use():\n"
+      "    b = dev\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto values_at = [&](const std::string& needle) {
+    TSNode e = named_node_at(tree, src, needle, needle.size() - 3);  // the `dev` read
+    return strings_of(m.evaluate(e, m.scope_of(e)));
+  };
+  // In setup(): after `dev = n` (n is the local 'cuda'); in use(): the module's None or 'cuda'.
+  EXPECT_EQ(values_at("a = dev"), (std::vector<std::string>{"<not a string>", "cuda"}));
+  EXPECT_EQ(values_at("b = dev"), (std::vector<std::string>{"<not a string>", "cuda"}));
+}
+
 // `global device` at module level (legal, and a no-op there) once sent lookup from the module's
 // scope back to the module's scope forever: a real script (set 40) hung `check`.
 TEST(PythonModel, ModuleLevelGlobalStatementDoesNotLoopTheLookup) {

@@ -122,7 +122,17 @@ struct SemanticModel::Builder {
 
   void add(Scope* s, TSNode ident, Binding b) {
     b.target = ident;
-    auto& list = s->names[std::string(text(ident, src))];
+    std::string key(text(ident, src));
+    // `def main(): global opt; opt = parser.parse_args()`: the name is the module's (lookup sends
+    // every reader there), so is the binding; its value is read in the function.
+    if (s->kind != Scope::Kind::Module && b.kind != Binding::Kind::Param &&
+        std::find(s->globals.begin(), s->globals.end(), key) != s->globals.end()) {
+      Scope* module = s;
+      while (module->parent) module = module->parent;
+      b.declared_in = s;
+      s = module;
+    }
+    auto& list = s->names[key];
     // The same import repeated (concatenated scripts, notebook exports) binds the same thing:
     // keep one, so lookups stay O(1) in the number of repetitions.
     if (b.kind == Binding::Kind::Import)
@@ -906,6 +916,7 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
 }
 
 std::vector<Value> SemanticModel::evaluate_binding(const Binding& b, const Scope* scope, int depth) const {
+  if (b.declared_in) scope = b.declared_in;  // made through `global` in a function
   switch (b.kind) {
     case Binding::Kind::Assign:
       if (b.unpack_index >= 0 || is_null(b.value)) return unknown();
@@ -1209,7 +1220,7 @@ std::optional<DictValue> SemanticModel::evaluate_dict(TSNode e, const Scope* s, 
       continue;
     }
     if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0) return std::nullopt;
-    auto d = evaluate_dict(b.value, fs, depth + 1);
+    auto d = evaluate_dict(b.value, b.declared_in ? b.declared_in : fs, depth + 1);
     if (!d) return std::nullopt;
     alts.push_back(std::move(*d));
   }
@@ -1486,17 +1497,19 @@ std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* sc
           !is_null(b.stmt) && is(b.stmt, "assignment") && start(expr) >= start(field(b.stmt, "right")) &&
           end(expr) <= end(field(b.stmt, "right")))
         continue;
+      // A binding made through `global` in a function reads its value there.
+      const Scope* vs = b.declared_in ? b.declared_in : fs;
       if (b.kind == Binding::Kind::Assign && b.unpack_index < 0 && !is_null(b.value)) {
-        auto sub = origins(b.value, fs, depth + 1);
+        auto sub = origins(b.value, vs, depth + 1);
         out.insert(out.end(), sub.begin(), sub.end());
       } else if (b.kind == Binding::Kind::Assign && b.unpack_index >= 0 && !is_null(b.value)) {
         // `train_loader, test_loader = load_data()`: element i of what a function of this file
         // returns; otherwise (`x, y = accelerator.prepare(a, b)`) the origin is the call itself.
         // `model, opt, loader = accelerator.prepare(model, opt, loader)`: element i is argument i.
-        TSNode prepared = prepared_argument(unparen(b.value), b.unpack_index, fs, depth + 1);
-        auto elems = is_null(prepared) ? unpacked_return_origins(b, depth) : origins(prepared, fs, depth + 1);
+        TSNode prepared = prepared_argument(unparen(b.value), b.unpack_index, vs, depth + 1);
+        auto elems = is_null(prepared) ? unpacked_return_origins(b, depth) : origins(prepared, vs, depth + 1);
         if (!elems.empty()) out.insert(out.end(), elems.begin(), elems.end());
-        else out.push_back({unparen(b.value), fs});
+        else out.push_back({unparen(b.value), vs});
       } else if (b.kind == Binding::Kind::With && !is_null(b.value) && is(unparen(b.value), "call")) {
         // `with tqdm(train_loader) as td:` — tqdm's __enter__ returns the bar itself
         // (tqdm/std.py, tqdm.__enter__: `return self`); other context managers may not.

@@ -35,6 +35,10 @@ struct Binding {
   TSNode function{};         ///< Param: the function_definition; Def/Class: the definition
   int param_index = -1;      ///< Param: positional index (-1: keyword-only or * / **)
   TSNode param_default{};    ///< Param: its default value, if any
+  /// A binding a function makes to a name it declares `global` is kept in the module's scope,
+  /// where every reader's lookup finds it; this is the function's scope, where its value (and
+  /// whatever the value reads) is evaluated. Null for every other binding.
+  const struct Scope* declared_in = nullptr;
 };
 
 struct Scope {
