@@ -146,6 +146,20 @@ std::vector<std::string> strings_of(const std::vector<gpulint::Value>& vs) {
   return out;
 }
 
+// The node of type `node_type` around (or at) `n`; a null node when there is none.
+TSNode around(TSNode n, std::string_view node_type) {
+  while (!ts_node_is_null(n) && type(n) != node_type) n = ts_node_parent(n);
+  return n;
+}
+
+// What SemanticModel::resolve_local_function gives for the call whose callee is written
+// `callee` (the first `callee(` in `src`).
+TSNode resolved_call(const SemanticModel& m, const Tree& tree, const std::string& src, const std::string& callee) {
+  TSNode c = around(named_node_at(tree, src, callee + "(", callee.size()), "call");  // at the call's `(`
+  EXPECT_FALSE(ts_node_is_null(c)) << callee;
+  return m.resolve_local_function(c, m.scope_of(c));
+}
+
 }  // namespace
 
 // `self.device` is read from the stores of the reading method's class: its own, its in-file
@@ -484,12 +498,7 @@ TEST(SemanticModelInstanceMethods, ResolvesOnlyOneClassesOwnUndecoratedMethod) {
       "holder.mixed.act(6)\n";
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
-  auto resolve = [&](const std::string& callee) {
-    TSNode c = named_node_at(tree, src, callee + "(", callee.size());  // the call's `(`
-    while (!ts_node_is_null(c) && type(c) != "call") c = ts_node_parent(c);
-    EXPECT_FALSE(ts_node_is_null(c)) << callee;
-    return m.resolve_local_function(c, m.scope_of(c));
-  };
+  auto resolve = [&](const std::string& callee) { return resolved_call(m, tree, src, callee); };
   TSNode act = resolve("agent.act");
   ASSERT_FALSE(ts_node_is_null(act));
   EXPECT_EQ(text(field(act, "name"), src), "act");
@@ -533,12 +542,7 @@ TEST(SemanticModelInstanceMethods, ModuleMethodsReturningSelfKeepTheInstance) {
       "other.init_state(4)\n";
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
-  auto resolve = [&](const std::string& callee) {
-    TSNode c = named_node_at(tree, src, callee + "(", callee.size());
-    while (!ts_node_is_null(c) && type(c) != "call") c = ts_node_parent(c);
-    EXPECT_FALSE(ts_node_is_null(c)) << callee;
-    return m.resolve_local_function(c, m.scope_of(c));
-  };
+  auto resolve = [&](const std::string& callee) { return resolved_call(m, tree, src, callee); };
   TSNode init = resolve("net.init_state");
   ASSERT_FALSE(ts_node_is_null(init));
   EXPECT_EQ(start(init), src.find("def init_state"));  // Net's
@@ -664,12 +668,10 @@ TEST(PythonModel, KwargsAndKeywordOnlyParametersReadTheirCallSites) {
   Tree tree = Tree::parse(src);
   SemanticModel m(src, tree.root());
   auto at = [&](const std::string& needle, std::size_t off) { return named_node_at(tree, src, needle, off); };
-  TSNode dev = at("use(cfg['device'], cfg['loader'])", 4);
-  while (!ts_node_is_null(dev) && type(dev) != "subscript") dev = ts_node_parent(dev);
+  TSNode dev = around(at("use(cfg['device'], cfg['loader'])", 4), "subscript");
   ASSERT_FALSE(ts_node_is_null(dev));
   EXPECT_EQ(strings_of(m.evaluate(dev, m.scope_of(dev))), (std::vector<std::string>{"cuda:1"}));
-  TSNode ld = at("use(cfg['device'], cfg['loader'])", 19);
-  while (!ts_node_is_null(ld) && type(ld) != "subscript") ld = ts_node_parent(ld);
+  TSNode ld = around(at("use(cfg['device'], cfg['loader'])", 19), "subscript");
   ASSERT_FALSE(ts_node_is_null(ld));
   auto os = m.origins(ld, m.scope_of(ld));
   ASSERT_EQ(os.size(), 1u);
@@ -678,8 +680,7 @@ TEST(PythonModel, KwargsAndKeywordOnlyParametersReadTheirCallSites) {
   TSNode kw = at("see(device, rest['device'])", 4);
   EXPECT_EQ(strings_of(m.evaluate(kw, m.scope_of(kw))), (std::vector<std::string>{"cpu", "cuda"}));
   // `rest` holds `extra=3` at the second call, and no unpacked dict: unknown.
-  TSNode rest = at("see(device, rest['device'])", 12);
-  while (!ts_node_is_null(rest) && type(rest) != "subscript") rest = ts_node_parent(rest);
+  TSNode rest = around(at("see(device, rest['device'])", 12), "subscript");
   ASSERT_FALSE(ts_node_is_null(rest));
   EXPECT_EQ(strings_of(m.evaluate(rest, m.scope_of(rest))), (std::vector<std::string>{"<not a string>"}));
 }

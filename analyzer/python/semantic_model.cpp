@@ -1397,46 +1397,11 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
 
 std::vector<Origin> SemanticModel::keyword_param_origins(const Binding& b, int depth) const {
   std::vector<Origin> out;
-  TSNode pattern = parent(b.target);
-  if (is(pattern, "list_splat_pattern")) return out;  // *args: positions unknown
-  std::string pname(text(b.target, src_));
-  if (is(pattern, "dictionary_splat_pattern")) {
-    // `def train(model, **cfg)` called as `train(net, **train_args)`: cfg is the dict each call
-    // site unpacks — when no call site also passes a keyword the named parameters do not take
-    // (cfg would then hold keys of its own, which no dict origin shows).
-    std::set<std::string> named_params = named_parameters(b.function);
-    std::vector<Origin> found;
-    for (const auto& site : call_sites(b.function)) {
-      TSNode args = field(site.node, "arguments");
-      if (!is(args, "argument_list")) return out;
-      for (TSNode ch : named_children(args)) {
-        if (is(ch, "keyword_argument") && !named_params.count(std::string(text(field(ch, "name"), src_)))) return out;
-        if (is(ch, "dictionary_splat")) {
-          auto sub = origins(named(ch, 0), site.scope, depth + 1);
-          found.insert(found.end(), sub.begin(), sub.end());
-        }
-      }
-    }
-    return found;
-  }
-  // A keyword-only parameter (`def fit(model, *, loader)`): the keyword arguments of that name.
-  for (const auto& site : call_sites(b.function)) {
-    TSNode args = field(site.node, "arguments");
-    if (!is(args, "argument_list")) continue;
-    bool passed = false, splat = false;
-    for (TSNode ch : named_children(args)) {
-      if (is(ch, "keyword_argument") && text(field(ch, "name"), src_) == pname) {
-        passed = true;
-        auto sub = origins(field(ch, "value"), site.scope, depth + 1);
-        out.insert(out.end(), sub.begin(), sub.end());
-      } else if (is(ch, "dictionary_splat")) {
-        splat = true;
-      }
-    }
-    if (!passed && !splat && !is_null(b.param_default)) {
-      auto sub = origins(b.param_default, scope_of(b.param_default), depth + 1);
-      out.insert(out.end(), sub.begin(), sub.end());
-    }
+  auto args = keyword_param_arguments(b);
+  if (!args) return out;
+  for (const ParamArgument& a : *args) {
+    auto sub = origins(a.value, a.scope, depth + 1);
+    out.insert(out.end(), sub.begin(), sub.end());
   }
   return out;
 }

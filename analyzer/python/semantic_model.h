@@ -280,9 +280,8 @@ class SemanticModel {
   mutable std::unordered_map<std::pair<const void*, const Scope*>, std::optional<std::string>, NodeScopeHash>
       qualified_memo_;
   std::vector<Origin> origins_uncached(TSNode expr, const Scope* scope, int depth) const;
-  /// origins of a parameter that takes no position: a keyword-only one (the keyword arguments of
-  /// its name at the call sites, or its default) or `**kwargs` (the dicts the call sites unpack
-  /// with `**d`; none when a call site passes a keyword of its own into it). Empty for `*args`.
+  /// origins of a parameter that takes no position (a keyword-only one, `**kwargs`): those of
+  /// what keyword_param_arguments says it receives; empty when that is unknown, and for `*args`.
   std::vector<Origin> keyword_param_origins(const Binding& b, int depth) const;
   /// origins memo for outermost queries (none running, no unpacking under way): such a query
   /// starts from the same state every time (a fresh expansion budget), so its answer depends on
