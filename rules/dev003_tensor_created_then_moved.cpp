@@ -179,8 +179,9 @@ grid; and beside a loop that steps a Gym environment, where an episode's first o
 converted before `while not done: ... env.step(a)`): it runs once per epoch or episode
 (a GAN's generator loop around its critic's inner loop back-propagates itself and stays a step
 loop). Nor under a periodic guard inside the loop — `if step % 500 == 0:`, `if not it % freq:`,
-`if step in range(0, total, every):` — that saves sample images or runs a periodic test: it runs
-once per N steps (the guard that makes a host sync periodic for SYNC001); a guarded branch that
+`if step in range(0, total, every):` — that saves sample images or runs a periodic test, also in
+a short loop of its own under that guard (`for _ in range(5): rows.append(G(torch.randn(10,
+z).cuda()))`, a loop that is no step): it runs once per N steps (the guard that makes a host sync periodic for SYNC001); a guarded branch that
 back-propagates (`if i % n_critic == 0:` around the generator's update), its `else`, and a `% 2`
 alternation still run per step. Nor for a legacy constructor given (an element of) a DataLoader batch
 (`torch.Tensor(images[0])`): the batch is a tensor of that type, which the constructor returns

@@ -48,7 +48,8 @@ seeds change. The fix writes `num_workers=min(8, os.cpu_count() or 1)` (option
 `dataloader-num-workers`) and `persistent_workers=True` when the loader is iterated once per
 epoch. Not reported when the dataset provably holds CUDA tensors (workers cannot use CUDA:
 its class moves them, builds `torch.cuda.FloatTensor(...)` items, or is given tensors already
-moved to a GPU), is built with a `device=` argument that may be a GPU (it yields tensors
+moved to a GPU, or is itself a tensor on the GPU, also as a function of the file returns it:
+`normalize(torch.from_numpy(x).cuda())` with `return (data - .5) / .5`), is built with a `device=` argument that may be a GPU (it yields tensors
 there), or is an in-memory `TensorDataset` of CPU tensors (or a tensor used as the dataset
 itself, `DataLoader(img)`): a batch is then a few indexing operations, and
 worker processes only add their inter-process copies — `gpulint confirm` measured such a

@@ -1652,7 +1652,16 @@ class Builder {
           auto origins = m_.origins(ds, s);
           for (std::size_t oi = 0; oi < origins.size() && oi < 64; ++oi) {
             auto o = origins[oi];
-            if (!is(o.node, "call")) continue;
+            if (!is(o.node, "call")) {
+              // Arithmetic on tensors, as a function of the file returns it (`train_data =
+              // normalize(torch.from_numpy(x).cuda())` with `return (data - .5) / .5`): a tensor
+              // used as the dataset, in memory; on the accelerator when provably there.
+              if (tensor_where(o.node, o.scope) == Where::Accelerator) {
+                site.dataset_small_in_memory = true;
+                site.dataset_on_cuda = true;
+              }
+              continue;
+            }
             const auto& sq = m_.callee_name(o.node, o.scope);
             if (sq && (*sq == "torch.utils.data.random_split" || *sq == "torch.utils.data.Subset" ||
                        *sq == "torch.utils.data.dataset.random_split" ||
@@ -2046,11 +2055,16 @@ class Builder {
   // 1 or 2 is no period worth the name. The `else` of such an `if` runs on the other iterations:
   // still per step; so does a branch that back-propagates (`if i % n_critic == 0:` around a
   // GAN generator's update is that generator's training step).
-  bool under_periodic_guard(TSNode n) const {
+  bool under_periodic_guard(TSNode n) {
+    // Up to the innermost step loop around `n` (through loops that are no steps of their own:
+    // `if (i + 1) % 100 == 0: for _ in range(5): sample(torch.randn(b, z).cuda())`), or the
+    // innermost loop when none is a step loop.
     TSNode loop{};
     for (TSNode p = m_.parent(n); !is_null(p); p = m_.parent(p)) {
-      if (is(p, "for_statement") || is(p, "while_statement")) { loop = p; break; }
-      if (is_def(p)) return false;
+      if (is_def(p)) break;
+      if (!is(p, "for_statement") && !is(p, "while_statement")) continue;
+      if (is_null(loop)) loop = p;
+      if (step_loop(p)) { loop = p; break; }
     }
     if (is_null(loop)) return false;
     TSNode child = n;
