@@ -25,7 +25,9 @@ a name bound to that type; a copy whose result is discarded still counts when th
 model on CUDA — see DEV002). The loop may iterate the loader directly,
 through `enumerate`/`tqdm`/`zip`/`list` (also `with tqdm(loader) as bar:`, whose `__enter__`
 returns the bar), through an iterator drawn with `next(...)` (`it = iter(loader)`, the loader's
-own name rebound with `loader = iter(loader)`, `iter(loader).next()`, or `j, batch = next(enumerate(loader, 0))`; also inside a
+own name rebound with `loader = iter(loader)`, `iter(loader).next()`, or `j, batch = next(enumerate(loader, 0))`, or a generator function of
+the file that loops over the loader and yields its batches, `def sample_data(loader): while True:
+for batch in loader: yield batch`, then `loader = sample_data(loader)` and `next(loader)`; also inside a
 loop over another loader: `ood = next(ood_iter)[0].cuda()` in `for x, y in train_loader:`;
 each loader is judged by the copies of its own batches), or through a wrapper class of the
 file whose `__iter__` moves each batch (`DeviceDataLoader`). A batch keeps its place through arithmetic with numbers

@@ -1890,6 +1890,52 @@ class Builder {
     return iq && *iq == "builtins.enumerate";
   }
 
+  // `def sample_data(loader): while True: for batch in loader: yield batch`, called as
+  // `loader = sample_data(loader)` and drawn with `next(loader)`: the loaders passed for the
+  // parameter a generator function of the file iterates and yields from (a generator's items
+  // are what its `yield`s give: https://docs.python.org/3/reference/expressions.html#yield-expressions).
+  // Empty for any other call.
+  std::vector<int> generator_loaders(TSNode call, const Scope* s) const {
+    TSNode def = m_.resolve_local_function(call, s);
+    const Scope* fs = is_null(def) ? nullptr : m_.function_scope(def);
+    if (!fs) return {};
+    std::vector<int> out;
+    visit(field(def, "body"), [&](TSNode loop) {
+      if (!is(loop, "for_statement") || !same(enclosing_function(loop), def)) return;
+      TSNode it = unparen(field(loop, "right"));
+      if (is(it, "call")) {  // `for x, y in iter(dataloader):`
+        const auto& iq = m_.callee_name(it, fs);
+        auto ia = positional_arguments(it);
+        if (iq && *iq == "builtins.iter" && ia.size() == 1) it = unparen(ia[0]);
+      }
+      if (!is(it, "identifier")) return;
+      // The loop's body yields what it draws (`yield batch`, `yield x, y`), not something else.
+      std::vector<TSNode> targets;
+      collect_identifiers(field(loop, "left"), targets);
+      bool yields = false;
+      visit(field(loop, "body"), [&](TSNode y) {
+        if (yields || !is(y, "yield") || !same(enclosing_function(y), def)) return;
+        TSNode v = named_count(y) > 0 ? unparen(named(y, 0)) : TSNode{};
+        for (TSNode tg : targets)
+          if (!is_null(v) && mentions(v, std::string(t(tg)))) yields = true;
+      });
+      if (!yields) return;
+      const auto* bs = m_.lookup(t(it), fs);
+      if (!bs || bs->size() != 1 || (*bs)[0].kind != Binding::Kind::Param) return;
+      const Binding& param = (*bs)[0];
+      TSNode arg{};
+      for (TSNode a : call_arguments(call))
+        if (is(a, "keyword_argument") && t(field(a, "name")) == t(it)) arg = field(a, "value");
+      auto pa = positional_arguments(call);
+      if (is_null(arg) && param.param_index >= 0 && static_cast<std::size_t>(param.param_index) < pa.size())
+        arg = pa[static_cast<std::size_t>(param.param_index)];
+      if (is_null(arg)) return;
+      for (int li : loader_indices_for(arg, s))
+        if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
+    });
+    return out;
+  }
+
   std::vector<int> next_batch_loaders(TSNode call, const Scope* s) const {
     if (!is(call, "call")) return {};
     const auto& q = m_.callee_name(call, s);
@@ -1932,6 +1978,17 @@ class Builder {
     for (const auto& o : origins) {
       if (!is(o.node, "call")) return {};
       if (wrapped_by_iter(o.node) && !loader_indices_for(o.node, o.scope).empty()) continue;
+      // `loader = sample_data(loader)` reads the name it rebinds, so the loader itself is an
+      // origin too; but next() of a DataLoader raises (it is an iterable, not an iterator), so
+      // what next() draws from is the rebinding.
+      if (const auto& lq = m_.callee_name(o.node, o.scope);
+          lq && (*lq == "torch.utils.data.DataLoader" || *lq == "torch.utils.data.dataloader.DataLoader"))
+        continue;
+      if (auto gl = generator_loaders(o.node, o.scope); !gl.empty()) {
+        for (int li : gl)
+          if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
+        continue;
+      }
       const auto& iq = m_.callee_name(o.node, o.scope);
       auto ia = positional_arguments(o.node);
       if (!iq || *iq != "builtins.iter" || ia.empty()) return {};
