@@ -30,7 +30,9 @@ the file that loops over the loader and yields its batches, `def sample_data(loa
 for batch in loader: yield batch`, then `loader = sample_data(loader)` and `next(loader)`; also inside a
 loop over another loader: `ood = next(ood_iter)[0].cuda()` in `for x, y in train_loader:`;
 each loader is judged by the copies of its own batches), or through a wrapper class of the
-file whose `__iter__` moves each batch (`DeviceDataLoader`). A batch keeps its place through arithmetic with numbers
+file whose `__iter__` moves each batch (`DeviceDataLoader`), or through a call of code gpulint
+cannot read given the loader first (`metric_logger.log_every(data_loader, 10, header)`) when the
+loop moves what it iterates to the device (`image = image.to(device)`). A batch keeps its place through arithmetic with numbers
 (`images * 2 - 1`). Loaders are followed through
 names, dicts, parameters and the file's own helpers (`train_loader, val_loader = get_loaders()`);
 a legacy typed constructor of a batch (`x = torch.FloatTensor(x)`) is the batch itself (it

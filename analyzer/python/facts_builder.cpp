@@ -3261,6 +3261,22 @@ class Builder {
   }
 
   // The loops that iterate a loader, in file order (computed once).
+  // `for image, target in metric_logger.log_every(data_loader, 100, header):` with `image =
+  // image.to(device)` in the body: a loop over a call of code gpulint cannot read (a logging or
+  // progress wrapper of the project) given the loader as its first argument, that moves what it
+  // iterates to the accelerator as batches are moved (moves_its_elements): the loader's batches.
+  // Not a function of this file (followed as written) and not torch's or Python's own.
+  std::vector<int> wrapped_loader_moved(TSNode loop) {
+    TSNode it = unparen(field(loop, "right"));
+    const Scope* s = m_.scope_of(loop);
+    if (!is(it, "call") || !is_null(m_.resolve_local_function(it, s))) return {};
+    const auto& q = m_.callee_name(it, s);
+    if (q && (starts_with(*q, "torch.") || starts_with(*q, "builtins.") || starts_with(*q, "local."))) return {};
+    auto pa = positional_arguments(it);
+    if (pa.empty() || !moves_its_elements(loop)) return {};
+    return loader_indices_for(pa[0], s);
+  }
+
   const std::vector<std::pair<TSNode, std::vector<int>>>& loader_loops() {
     if (!loader_loops_) {
       loader_loops_.emplace();
@@ -3280,6 +3296,7 @@ class Builder {
         if (dead(loop)) continue;
         std::vector<int> indices;
         if (is(loop, "for_statement")) indices = loader_indices_for(field(loop, "right"), m_.scope_of(loop));
+        if (is(loop, "for_statement") && indices.empty()) indices = wrapped_loader_moved(loop);
         if (auto it = drawn.find(loop.id); it != drawn.end()) {
           if (indices.empty()) {
             indices = it->second;
@@ -3323,7 +3340,8 @@ class Builder {
     }
     std::vector<TSNode> ids;
     std::vector<bool> non_tensor;
-    if (!drawn_only && is(loop, "for_statement") && !loader_indices_for(right, s).empty()) {
+    if (!drawn_only && is(loop, "for_statement") &&
+        (!loader_indices_for(right, s).empty() || !wrapped_loader_moved(loop).empty())) {
       // `inputs, labels` where every loader's collate function of this file returns
       // `X, torch.LongTensor(y)` with `X, y = zip(*batch)`: `inputs` is a tuple of raw samples,
       // no tensor to move.
