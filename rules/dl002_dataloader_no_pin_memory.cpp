@@ -18,7 +18,9 @@ Finds `torch.utils.data.DataLoader(...)` calls without `pin_memory=True` (absent
 `False` through `**kwargs`) whose batches the training loop copies to a CUDA device
 (`.to(device)` / `.cuda()` where the device is CUDA — a CUDA string or `torch.device`, also one
 named by an int ordinal such as `torch.device(rank % torch.cuda.device_count())` or a config
-class's attribute, `Config.DEVICE = "cuda" if ... else "cpu"`, or the device of a model the file
+class's attribute, `Config.DEVICE = "cuda" if ... else "cpu"`, or an option read through an
+object that holds the parsed options, `self.opt.device` with `self.opt = opt` and `opt =
+parser.parse_args()`, or the device of a model the file
 puts on CUDA, `model.device` / `next(model.parameters()).device`; not `accelerator.device`, which
 Accelerate may make the CPU —, `.type(torch.cuda.FloatTensor)` also through
 a name bound to that type; a copy whose result is discarded still counts when the loop calls a

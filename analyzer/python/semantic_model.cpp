@@ -1066,7 +1066,9 @@ std::optional<DictValue> SemanticModel::evaluate_param_dict(const Binding& b, in
 
 std::vector<Value> SemanticModel::evaluate_argparse(TSNode attr, const Scope* s, int depth) const {
   TSNode obj = unparen(field(attr, "object"));
-  if (!is(obj, "identifier")) return unknown();
+  // `args.workers`, and `self.opt.device` where every store of `self.opt` is the parsed options
+  // (`self.opt = opt` in `__init__`, `Instructor(opt)` with `opt = parser.parse_args()`).
+  if (!is(obj, "identifier") && !is(obj, "attribute")) return unknown();
   std::string name(text(field(attr, "attribute"), src_));
   // The object must come from parse_args() / parse_known_args()[0].
   auto os = origins(obj, s, depth + 1);
