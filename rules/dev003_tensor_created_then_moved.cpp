@@ -131,7 +131,10 @@ instance (`if self.args.cuda:`) under which a method of the same class places th
 holds in every method of that class. So does a flag gpulint cannot evaluate at all, a bare
 name or attribute (`if self.use_cuda: h0 = h0.cuda()` with a constructor argument, `if
 opt.use_gpu:` of an options object built in another file, a parameter whose callers pass both
-values): the copy happens on exactly the runs where it holds, the runs that use the GPU. Such a
+values) that keeps its value over the run (nothing in the loop, or in the function when there
+is no loop, rebinds it, and no function that runs once per step stores it; not a tensor's own
+attribute such as `x.requires_grad`): the copy happens on exactly the runs where it holds, the
+runs that use the GPU. Such a
 move is reported without a fix (created with `device=`, the tensor would need CUDA on the runs
 without it). A cast or reshape of the name in the moving expression itself (`labels =
 labels.long().cuda()`) is followed the same way. A tensor written on the host in between

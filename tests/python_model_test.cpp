@@ -710,6 +710,31 @@ TEST(PythonModel, GlobalBindingInAFunctionIsTheModulesAndReadsTheFunctionsLocals
   EXPECT_EQ(values_at("b = dev"), (std::vector<std::string>{"<not a string>", "cuda"}));
 }
 
+// `nonlocal x` binds the enclosing function's name, not the module's: both the enclosing function
+// and the nested one read the nested one's store; the module's `x` is left alone.
+TEST(PythonModel, NonlocalBindingIsTheEnclosingFunctions) {
+  const std::string src =
+      "x = 'module'\n"
+      "def outer():\n"
+      "    x = 'outer'\n"
+      "    def inner():\n"
+      "        nonlocal x\n"
+      "        x = 'inner'\n"
+      "        a = x\n"
+      "    inner()\n"
+      "    b = x\n"
+      "c = x\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto values_at = [&](const std::string& needle) {
+    TSNode e = named_node_at(tree, src, needle, needle.size() - 1);  // the `x` read
+    return strings_of(m.evaluate(e, m.scope_of(e)));
+  };
+  EXPECT_EQ(values_at("a = x"), (std::vector<std::string>{"inner", "outer"}));
+  EXPECT_EQ(values_at("b = x"), (std::vector<std::string>{"inner", "outer"}));
+  EXPECT_EQ(values_at("c = x"), (std::vector<std::string>{"module"}));
+}
+
 // `global device` at module level (legal, and a no-op there) once sent lookup from the module's
 // scope back to the module's scope forever: a real script (set 40) hung `check`.
 TEST(PythonModel, ModuleLevelGlobalStatementDoesNotLoopTheLookup) {

@@ -2048,8 +2048,7 @@ class Builder {
     while (!is_null(cls) && (is(cls, "block") || is(cls, "decorated_definition"))) cls = m_.parent(cls);
     // Directly, or through classes of the file (`class LSTMModel(BaseModel)` with `class
     // BaseModel(nn.Module)`): SemanticModel::module_subclass.
-    return direct_base_in(cls, {"torch.nn.Module", "torch.nn.modules.module.Module"}) ||
-           (is(cls, "class_definition") && m_.module_subclass(cls));
+    return m_.module_subclass(cls);
   }
 
   // In the `__init__` of a class of the file derived from torch.utils.data's Dataset or
@@ -2108,8 +2107,8 @@ class Builder {
   // period — `if step % 1000 == 0:`, `if (i + 1) % args.sample_every == 0 and i > 0:`, `if not
   // it % freq:`, `if step in range(0, total, freq):` — so it runs on every N-th iteration (saving
   // sample images, a periodic test), not on every step: the same guard that makes a host sync
-  // periodic (RULES.md, SYNC001: "not under a `step % N` guard"). A divisor written as the literal
-  // 1 or 2 is no period worth the name. The `else` of such an `if` runs on the other iterations:
+  // periodic (RULES.md, SYNC001: "not under a `step % N` guard"). A divisor that evaluates to 1
+  // or 2 is no period worth the name. The `else` of such an `if` runs on the other iterations:
   // still per step; so does a branch that back-propagates (`if i % n_critic == 0:` around a
   // GAN generator's update is that generator's training step).
   bool under_periodic_guard(TSNode n) {
@@ -2134,6 +2133,17 @@ class Builder {
     }
     return false;
   }
+  // The operator of a comparison of exactly two operands (`a == b` gives "==", `x not in y`
+  // gives "notin", the operator tokens concatenated); empty for anything else (`a < b < c`).
+  std::string single_comparison(TSNode cond) const {
+    if (!is(cond, "comparison_operator") || named_count(cond) != 2) return {};
+    std::string op;
+    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
+      TSNode ch = ts_node_child(cond, i);
+      if (!ts_node_is_named(ch)) op += t(ch);
+    }
+    return op;
+  }
   bool periodic_condition(TSNode cond) const {
     cond = unparen(cond);
     if (is_null(cond)) return false;
@@ -2142,11 +2152,12 @@ class Builder {
       if (!is(e, "binary_operator")) return false;
       TSNode op = field(e, "operator");
       if (is_null(op) || t(op) != "%") return false;
-      TSNode d = unparen(field(e, "right"));
-      if (is(d, "integer")) {
-        std::string digits(t(d));
-        if (digits == "0" || digits == "1" || digits == "2") return false;
-      }
+      // A divisor that evaluates to at most 2 (`% 2`, `EVERY = 1` then `% EVERY`) is no period.
+      auto ds = m_.evaluate(field(e, "right"), m_.scope_of(e));
+      if (!ds.empty() && std::all_of(ds.begin(), ds.end(), [](const Value& v) {
+            return v.kind == Value::Kind::Int && v.i <= 2;
+          }))
+        return false;
       return !is(unparen(field(e, "left")), "string");  // `"%d" % n` formats a string
     };
     if (is(cond, "boolean_operator")) {
@@ -2156,12 +2167,8 @@ class Builder {
       return false;
     }
     if (is(cond, "not_operator")) return periodic_modulo(field(cond, "argument"));
-    if (!is(cond, "comparison_operator") || named_count(cond) != 2) return false;
-    std::string op;
-    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
-      TSNode ch = ts_node_child(cond, i);
-      if (!ts_node_is_named(ch)) op += t(ch);
-    }
+    std::string op = single_comparison(cond);
+    if (op.empty()) return false;
     TSNode l = unparen(named(cond, 0)), r = unparen(named(cond, 1));
     if (op == "==") {
       auto literal = [&](TSNode e) { return is(e, "integer"); };
@@ -2393,12 +2400,8 @@ class Builder {
   // iteration (the buffer only grows or stays full), unlike a periodic `step % n == 0`.
   bool warm_up_guard(TSNode cond, const Scope* s) const {
     cond = unparen(cond);
-    if (!is(cond, "comparison_operator") || named_count(cond) != 2) return false;
-    std::string_view op;
-    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
-      TSNode ch = ts_node_child(cond, i);
-      if (!ts_node_is_named(ch)) op = t(ch);
-    }
+    std::string op = single_comparison(cond);
+    if (op.empty()) return false;
     TSNode l = unparen(named(cond, 0)), r = unparen(named(cond, 1));
     auto is_len = [&](TSNode e) {
       if (!is(e, "call")) return false;
@@ -2416,7 +2419,11 @@ class Builder {
   // of literals, comparisons, `and`/`or`/`not`, names no statement inside the loop binds, and
   // attributes whose every store in the file is at module level or in an `__init__`; no calls
   // and no subscripts (which may read what the loop changes).
-  bool run_constant(TSNode cond, TSNode loop) {
+  // With `setup_only` false (a flag read where a creation is moved), an attribute may also be
+  // set elsewhere before the run gets there (`args.cuda = args.use_gpu and
+  // torch.cuda.is_available()` in main()), as long as no store is in `loop` or in a function
+  // that runs once per step (attribute_unchanged_per_step).
+  bool run_constant(TSNode cond, TSNode loop, bool setup_only = true) {
     bool ok = !is_null(cond);
     const Scope* s = m_.scope_of(cond);
     visit(cond, [&](TSNode n) {
@@ -2428,7 +2435,8 @@ class Builder {
       }
       if (is(n, "attribute")) {
         std::string attr(t(field(n, "attribute")));
-        if (!attribute_set_only_at_setup(attr, loop)) ok = false;
+        if (setup_only ? !attribute_set_only_at_setup(attr, loop) : !attribute_unchanged_per_step(attr, loop))
+          ok = false;
         return;
       }
       if (!is(n, "identifier")) return;
@@ -2443,6 +2451,11 @@ class Builder {
   }
   // Every store `<obj>.attr = v` / `<obj>.attr += v` of the file (the semantic model records
   // them all) is outside `loop`, at module level or in an `__init__` method.
+  bool attribute_unchanged_per_step(const std::string& attr, TSNode loop) {
+    for (const auto& [stmt, sc] : m_.attribute_store_sites(attr))
+      if (is_null(stmt) || contains(loop, stmt) || called_per_step(stmt, 0)) return false;
+    return true;
+  }
   bool attribute_set_only_at_setup(const std::string& attr, TSNode loop) const {
     for (const auto& [stmt, sc] : m_.attribute_store_sites(attr)) {
       if (is_null(stmt) || contains(loop, stmt)) return false;
@@ -3277,6 +3290,9 @@ class Builder {
     return loader_indices_for(pa[0], s);
   }
 
+  /// The loops whose header iterates a loader (directly, through enumerate / tqdm / zip, or a
+  /// wrapper: wrapped_loader_moved), so that their target is the batch; filled by loader_loops.
+  std::unordered_set<const void*> header_loader_loops_;
   const std::vector<std::pair<TSNode, std::vector<int>>>& loader_loops() {
     if (!loader_loops_) {
       loader_loops_.emplace();
@@ -3297,6 +3313,7 @@ class Builder {
         std::vector<int> indices;
         if (is(loop, "for_statement")) indices = loader_indices_for(field(loop, "right"), m_.scope_of(loop));
         if (is(loop, "for_statement") && indices.empty()) indices = wrapped_loader_moved(loop);
+        if (!indices.empty()) header_loader_loops_.insert(loop.id);  // its target is the batch
         if (auto it = drawn.find(loop.id); it != drawn.end()) {
           if (indices.empty()) {
             indices = it->second;
@@ -3340,8 +3357,8 @@ class Builder {
     }
     std::vector<TSNode> ids;
     std::vector<bool> non_tensor;
-    if (!drawn_only && is(loop, "for_statement") &&
-        (!loader_indices_for(right, s).empty() || !wrapped_loader_moved(loop).empty())) {
+    loader_loops();
+    if (!drawn_only && header_loader_loops_.count(loop.id)) {
       // `inputs, labels` where every loader's collate function of this file returns
       // `X, torch.LongTensor(y)` with `X, y = zip(*batch)`: `inputs` is a tuple of raw samples,
       // no tensor to move.
@@ -4264,35 +4281,11 @@ class Builder {
     return is(p, "class_definition") ? p : TSNode{};
   }
 
-  // Does class `cls` (a class_definition of this file) derive from Lightning's LightningModule?
-  // Bases are resolved to qualified names by the semantic model (`pl.LightningModule` after
-  // `import pytorch_lightning as pl`), and through this file's own classes
-  // (`class BaseModel(LightningModule)` then `class Net(BaseModel)`), at most 8 levels deep.
-  bool lightning_module_class(TSNode cls, int depth = 0) const {
-    static const std::set<std::string_view> kLightningModule = {
-        "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
-        "pytorch_lightning.core.module.LightningModule", "pytorch_lightning.core.lightning.LightningModule",
-        "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
-        "lightning.pytorch.core.module.LightningModule", "lightning.LightningModule"};
-    if (depth > 8 || !is(cls, "class_definition")) return false;
-    TSNode sup = field(cls, "superclasses");
-    if (is_null(sup)) return false;
-    const Scope* s = m_.scope_of(cls);
-    for (TSNode b : named_children(sup)) {
-      if (is(b, "keyword_argument")) continue;
-      const auto& q = m_.qualified_name(b, s);
-      if (!q) continue;
-      if (kLightningModule.count(*q)) return true;
-      if (starts_with(*q, "local.") && is(unparen(b), "identifier")) {
-        const auto* bs = m_.lookup(t(unparen(b)), s);
-        if (!bs) continue;
-        for (const auto& bd : *bs)
-          if (bd.kind == Binding::Kind::Class && !same(bd.stmt, cls) && lightning_module_class(bd.stmt, depth + 1))
-            return true;
-      }
-    }
-    return false;
-  }
+  // Does class `cls` (a class_definition of this file) derive from Lightning's LightningModule,
+  // directly or through the file's own classes? (SemanticModel::derives_from,
+  // lightning_module_name.)
+  bool lightning_module_class(TSNode cls) const { return m_.derives_from(cls, lightning_module_name); }
+
 
   // The method named `name` defined in the body of class `cls`; a null node when none.
   TSNode class_method(TSNode cls, std::string_view name) const {
@@ -6003,7 +5996,7 @@ class Builder {
       // `if self.use_cuda: h0 = h0.cuda()` with a flag gpulint cannot evaluate (a constructor
       // argument, an option of another file): the copy happens on exactly the runs where the
       // flag holds, the runs the finding is about. No fix then (assumes_gpu).
-      if (!truth && configuration_flag(field(p, "condition"))) {
+      if (!truth && configuration_flag(field(p, "condition"), move)) {
         truth = true;
         assumes_gpu = true;
       }
@@ -6056,15 +6049,28 @@ class Builder {
     }
     return Reaching::NotBound;
   }
-  // A condition that is a bare name or attribute (`use_cuda`, `self.gpu`, `opt.use_gpu`): a
-  // setting read as it is, not a computation.
-  bool configuration_flag(TSNode cond) const {
+  // A condition that is a setting of the run, read as it is: a bare name or attribute (`use_cuda`,
+  // `self.gpu`, `opt.use_gpu`) that holds the same value wherever `use` runs — run_constant over
+  // the loop around `use`, or over its function's body when no loop is (a name computed there,
+  // `gpu = x.is_cuda`, is no setting). Not one of torch.Tensor's own attributes (`x.is_cuda`,
+  // `x.requires_grad`: https://pytorch.org/docs/stable/tensor_attributes.html), which describe
+  // a tensor; truth_on_gpu decides those.
+  bool configuration_flag(TSNode cond, TSNode use) {
+    static const std::set<std::string_view> kTensorAttributes = {
+        "is_cuda", "is_cpu", "is_mps", "is_meta", "is_xpu", "is_sparse", "is_quantized",
+        "is_leaf", "is_mkldnn", "is_nested", "requires_grad"};
     cond = unparen(cond);
-    if (is(cond, "identifier")) return true;
-    // `x.is_cuda` / `x.is_cpu` describe a tensor, not a setting: truth_on_gpu decides those.
-    if (is(cond, "attribute") && starts_with(t(field(cond, "attribute")), "is_")) return false;
-    for (int i = 0; i < 4 && is(cond, "attribute"); ++i) cond = unparen(field(cond, "object"));
-    return is(cond, "identifier");
+    TSNode root = cond;
+    if (is(root, "attribute") && kTensorAttributes.count(t(field(root, "attribute")))) return false;
+    for (int i = 0; i < 4 && is(root, "attribute"); ++i) root = unparen(field(root, "object"));
+    if (!is(root, "identifier")) return false;
+    TSNode region = innermost_loop(use);
+    if (is_null(region)) {
+      TSNode fn = enclosing_function(use);
+      if (is_null(fn)) return false;
+      region = field(fn, "body");
+    }
+    return run_constant(cond, region, /*setup_only=*/false);
   }
   // An expression made only of names, numbers and arithmetic operators (`one * -1`, `(a + b) /
   // 2`): evaluating it changes none of the tensors it reads (no calls, attributes, subscripts).

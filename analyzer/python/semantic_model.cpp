@@ -124,13 +124,20 @@ struct SemanticModel::Builder {
     b.target = ident;
     std::string key(text(ident, src));
     // `def main(): global opt; opt = parser.parse_args()`: the name is the module's (lookup sends
-    // every reader there), so is the binding; its value is read in the function.
-    if (s->kind != Scope::Kind::Module && b.kind != Binding::Kind::Param &&
-        std::find(s->globals.begin(), s->globals.end(), key) != s->globals.end()) {
-      Scope* module = s;
-      while (module->parent) module = module->parent;
-      b.declared_in = s;
-      s = module;
+    // every reader there), so is the binding; its value is read in the function. `nonlocal x`:
+    // the enclosing function's (the nearest outer function scope, classes skipped).
+    if (s->kind != Scope::Kind::Module && b.kind != Binding::Kind::Param) {
+      Scope* owner = nullptr;
+      if (std::find(s->globals.begin(), s->globals.end(), key) != s->globals.end()) {
+        owner = s;
+        while (owner->parent) owner = owner->parent;
+      } else if (std::find(s->nonlocals.begin(), s->nonlocals.end(), key) != s->nonlocals.end()) {
+        owner = nonlocal_owner(s, key);
+      }
+      if (owner && owner != s) {
+        b.declared_in = s;
+        s = owner;
+      }
     }
     auto& list = s->names[key];
     // The same import repeated (concatenated scripts, notebook exports) binds the same thing:
@@ -139,6 +146,19 @@ struct SemanticModel::Builder {
       for (const auto& x : list)
         if (x.kind == Binding::Kind::Import && x.qualified == b.qualified) return;
     list.push_back(std::move(b));
+  }
+
+  // The function scope a `nonlocal name` of `s` refers to: the nearest enclosing function scope
+  // (class scopes are skipped) that binds `name` or declares it nonlocal in turn; the nearest
+  // enclosing function scope when none does yet (its binding may come later in the walk).
+  static Scope* nonlocal_owner(Scope* s, const std::string& name) {
+    Scope* nearest = nullptr;
+    for (Scope* p = s->parent; p && p->kind != Scope::Kind::Module; p = p->parent) {
+      if (p->kind == Scope::Kind::Class) continue;
+      if (!nearest) nearest = p;
+      if (p->names.count(name)) return p;
+    }
+    return nearest;
   }
 
   void note_import(const std::string& q) {
@@ -460,8 +480,9 @@ struct SemanticModel::Builder {
         add(s, name, b);
       }
     } else if (t == "global_statement" || t == "nonlocal_statement") {
+      auto& names = t == "global_statement" ? s->globals : s->nonlocals;
       for (auto ch : named_children(n))
-        if (is(ch, "identifier")) s->globals.emplace_back(text(ch, src));
+        if (is(ch, "identifier")) names.emplace_back(text(ch, src));
       return;
     } else if (t == "except_clause") {
       for (auto ch : named_children(n))
@@ -572,6 +593,12 @@ const std::vector<Binding>* SemanticModel::lookup(std::string_view name, const S
       if (s != module_scope() && std::find(s->globals.begin(), s->globals.end(), key) != s->globals.end()) {
         s = module_scope();
         first = false;
+        continue;
+      }
+      // `nonlocal x`: an enclosing function's binding (the bindings were added there).
+      if (std::find(s->nonlocals.begin(), s->nonlocals.end(), key) != s->nonlocals.end()) {
+        first = false;
+        s = s->parent;
         continue;
       }
       auto it = s->names.find(key);
@@ -1851,7 +1878,7 @@ bool SemanticModel::module_method_returning_self(TSNode cls, std::string_view me
   // each end with `return self` ("Returns: Module: self").
   static const std::set<std::string_view> kReturnsSelf = {"to", "cuda", "cpu", "train", "eval",
                                                           "float", "double", "half"};
-  if (!kReturnsSelf.count(method) || !is(cls, "class_definition") || !module_subclass(cls, 0)) return false;
+  if (!kReturnsSelf.count(method) || !is(cls, "class_definition") || !module_subclass(cls)) return false;
   for (TSNode ch : named_children(field(cls, "body"))) {
     if (is(ch, "decorated_definition")) ch = field(ch, "definition");
     if (is(ch, "function_definition") && text(field(ch, "name"), src_) == method) return false;
@@ -1859,25 +1886,42 @@ bool SemanticModel::module_method_returning_self(TSNode cls, std::string_view me
   return true;
 }
 
-bool SemanticModel::module_subclass(TSNode cls, int depth) const {
+bool SemanticModel::derives_from(TSNode cls, const std::function<bool(std::string_view)>& base, int depth) const {
   if (depth > 8 || !is(cls, "class_definition")) return false;
   TSNode sup = field(cls, "superclasses");
   if (is_null(sup)) return false;
   const Scope* s = scope_of(cls);
   for (TSNode b : named_children(sup)) {
-    if (is(b, "keyword_argument")) continue;
+    if (is(b, "keyword_argument")) continue;  // `metaclass=...`
     const auto& q = qualified_name(b, s);
-    if (q && (q->rfind("torch.nn.", 0) == 0 || q->rfind("torch_geometric.nn.", 0) == 0 ||
-              *q == "pytorch_lightning.LightningModule" || *q == "lightning.pytorch.LightningModule" ||
-              *q == "lightning.LightningModule"))
-      return true;
+    if (q && base(*q)) return true;
     if (!is(unparen(b), "identifier")) continue;
     const auto* bs = lookup(text(unparen(b), src_), s);
-    if (bs && bs->size() == 1 && bs->front().kind == Binding::Kind::Class && !same(bs->front().function, cls) &&
-        module_subclass(bs->front().function, depth + 1))
-      return true;
+    if (!bs) continue;
+    for (const auto& bd : *bs)
+      if (bd.kind == Binding::Kind::Class && !same(bd.function, cls) && derives_from(bd.function, base, depth + 1))
+        return true;
   }
   return false;
+}
+
+bool SemanticModel::module_subclass(TSNode cls) const {
+  // Asked for the class of every forward() a creation or call sits in: memoised per class.
+  if (auto memo = module_subclass_memo_.find(cls.id); memo != module_subclass_memo_.end()) return memo->second;
+  bool r = derives_from(cls, [](std::string_view q) {
+    return q.rfind("torch.nn.", 0) == 0 || q.rfind("torch_geometric.nn.", 0) == 0 || lightning_module_name(q);
+  });
+  if (built_) module_subclass_memo_.emplace(cls.id, r);
+  return r;
+}
+
+bool lightning_module_name(std::string_view q) {
+  static const std::set<std::string_view> kLightningModule = {
+      "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
+      "pytorch_lightning.core.module.LightningModule", "pytorch_lightning.core.lightning.LightningModule",
+      "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
+      "lightning.pytorch.core.module.LightningModule", "lightning.LightningModule"};
+  return kLightningModule.count(q) > 0;
 }
 
 TSNode SemanticModel::instance_method(TSNode object, std::string_view method, const Scope* scope) const {

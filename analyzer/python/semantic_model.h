@@ -7,6 +7,7 @@
 // rules built on it stay silent then.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,6 +24,10 @@ namespace gpulint::python {
 
 struct Scope;
 
+/// True for the qualified names of Lightning's LightningModule (pytorch_lightning and lightning
+/// packages, every module path that exports it).
+bool lightning_module_name(std::string_view qualified);
+
 /// One place where a name gets a value.
 struct Binding {
   enum class Kind { Import, Assign, AugAssign, For, With, Param, Def, Class, Other };
@@ -35,9 +40,10 @@ struct Binding {
   TSNode function{};         ///< Param: the function_definition; Def/Class: the definition
   int param_index = -1;      ///< Param: positional index (-1: keyword-only or * / **)
   TSNode param_default{};    ///< Param: its default value, if any
-  /// A binding a function makes to a name it declares `global` is kept in the module's scope,
-  /// where every reader's lookup finds it; this is the function's scope, where its value (and
-  /// whatever the value reads) is evaluated. Null for every other binding.
+  /// A binding a function makes to a name it declares `global` is kept in the module's scope
+  /// (`nonlocal`: in the enclosing function's), where every reader's lookup finds it; this is the
+  /// declaring function's scope, where its value (and whatever it reads) is evaluated. Null for
+  /// every other binding.
   const struct Scope* declared_in = nullptr;
 };
 
@@ -47,7 +53,8 @@ struct Scope {
   TSNode node{};
   Scope* parent = nullptr;
   std::unordered_map<std::string, std::vector<Binding>> names;
-  std::vector<std::string> globals;      ///< names declared `global`/`nonlocal` here
+  std::vector<std::string> globals;      ///< names declared `global` here
+  std::vector<std::string> nonlocals;    ///< names declared `nonlocal` here
   std::vector<std::string> star_imports; ///< modules of `from M import *`
 };
 
@@ -217,10 +224,14 @@ class SemanticModel {
   /// of `.attr` visible through an instance of x's class (self_attribute_stores) instantiates.
   /// A null node otherwise.
   TSNode instance_class(TSNode object, const Scope* scope, int depth = 0) const;
-  /// True when class `cls` (a class_definition of this file) derives from a torch.nn class
-  /// (torch.nn.Module, nn.Sequential, ...), a PyTorch Geometric module or a LightningModule,
-  /// directly or through classes of this file (at most 8 levels).
-  bool module_subclass(TSNode cls, int depth = 0) const;
+  /// True when class `cls` (a class_definition of this file) has a base whose qualified name
+  /// satisfies `base` (`pl.LightningModule` after `import pytorch_lightning as pl` gives
+  /// "pytorch_lightning.LightningModule"), directly or through classes of this file
+  /// (`class Net(BaseModel)` with `class BaseModel(nn.Module)`), at most 8 levels deep.
+  bool derives_from(TSNode cls, const std::function<bool(std::string_view)>& base, int depth = 0) const;
+  /// derives_from a torch.nn class (torch.nn.Module, nn.Sequential, ...), a PyTorch Geometric
+  /// module or a LightningModule (lightning_module_name).
+  bool module_subclass(TSNode cls) const;
   /// True when `method` called on an instance of class `cls` returns that instance: one of
   /// nn.Module's to / cuda / cpu / train / eval / float / double / half (each `return self`,
   /// torch/nn/modules/module.py), `cls` a module_subclass that does not define it itself.
@@ -280,6 +291,7 @@ class SemanticModel {
   mutable std::unordered_map<std::pair<const void*, const Scope*>, std::optional<std::string>, NodeScopeHash>
       qualified_memo_;
   std::vector<Origin> origins_uncached(TSNode expr, const Scope* scope, int depth) const;
+  mutable std::unordered_map<const void*, bool> module_subclass_memo_;
   /// origins of a parameter that takes no position (a keyword-only one, `**kwargs`): those of
   /// what keyword_param_arguments says it receives; empty when that is unknown, and for `*args`.
   std::vector<Origin> keyword_param_origins(const Binding& b, int depth) const;
