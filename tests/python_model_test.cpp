@@ -649,6 +649,43 @@ TEST(PythonModel, IntTypedExpressionsAndDeviceOrdinals) {
   EXPECT_EQ(device_values(13), (std::vector<std::string>{"cuda:1"}));
 }
 
+// passed_argument: the keyword of the parameter's name, the positional argument at its index
+// (after an implicit `self` for a method called on an instance), the default when the call
+// writes none; nothing when a `*args` before it or a `**kwargs` may carry it.
+TEST(PythonModel, PassedArgumentBindsPositionalKeywordDefaultAndSplats) {
+  const std::string src =
+      "class Trainer:\n"
+      "    def draw(self, loader, n=4):\n"
+      "        return loader\n"
+      "t = Trainer()\n"
+      "t.draw('a')\n"
+      "t.draw(n=1, loader='b')\n"
+      "t.draw(*rest)\n"
+      "t.draw('c', **opts)\n"
+      "t.draw(**opts)\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  TSNode def = around(named_node_at(tree, src, "def draw", 4), "function_definition");
+  ASSERT_FALSE(ts_node_is_null(def));
+  const Scope* fs = m.function_scope(def);
+  ASSERT_NE(fs, nullptr);
+  const Binding& loader = m.lookup("loader", fs)->front();
+  const Binding& n = m.lookup("n", fs)->front();
+  auto sites = m.call_sites(def);
+  ASSERT_EQ(sites.size(), 5u);
+  auto text_of = [&](const std::optional<SemanticModel::ParamArgument>& a) {
+    return a ? std::string(text(a->value, src)) : std::string("<unknown>");
+  };
+  EXPECT_EQ(text_of(m.passed_argument(loader, sites[0])), "'a'");  // after the implicit self
+  EXPECT_EQ(text_of(m.passed_argument(n, sites[0])), "4");         // the default
+  EXPECT_EQ(text_of(m.passed_argument(loader, sites[1])), "'b'");
+  EXPECT_EQ(text_of(m.passed_argument(n, sites[1])), "1");
+  EXPECT_EQ(text_of(m.passed_argument(loader, sites[2])), "<unknown>");  // *rest
+  EXPECT_EQ(text_of(m.passed_argument(loader, sites[3])), "'c'");       // written before **opts
+  EXPECT_EQ(text_of(m.passed_argument(n, sites[3])), "<unknown>");      // **opts may carry it
+  EXPECT_EQ(text_of(m.passed_argument(loader, sites[4])), "<unknown>");
+}
+
 // A `**kwargs` parameter is the dict every call site unpacks (`train(net, **settings)`): its
 // keys evaluate, and its values' origins are followed; a call that also passes a keyword no named
 // parameter takes leaves it unknown. A keyword-only parameter receives its keyword argument.

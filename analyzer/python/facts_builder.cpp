@@ -1922,15 +1922,9 @@ class Builder {
       if (!yields) return;
       const auto* bs = m_.lookup(t(it), fs);
       if (!bs || bs->size() != 1 || (*bs)[0].kind != Binding::Kind::Param) return;
-      const Binding& param = (*bs)[0];
-      TSNode arg{};
-      for (TSNode a : call_arguments(call))
-        if (is(a, "keyword_argument") && t(field(a, "name")) == t(it)) arg = field(a, "value");
-      auto pa = positional_arguments(call);
-      if (is_null(arg) && param.param_index >= 0 && static_cast<std::size_t>(param.param_index) < pa.size())
-        arg = pa[static_cast<std::size_t>(param.param_index)];
-      if (is_null(arg)) return;
-      for (int li : loader_indices_for(arg, s))
+      auto arg = m_.passed_argument((*bs)[0], Origin{call, s});
+      if (!arg) return;
+      for (int li : loader_indices_for(arg->value, arg->scope))
         if (std::find(out.begin(), out.end(), li) == out.end()) out.push_back(li);
     });
     return out;

@@ -968,52 +968,58 @@ std::set<std::string> SemanticModel::named_parameters(TSNode function_definition
   return out;
 }
 
-std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::param_arguments(const Binding& b) const {
-  if (b.param_index < 0) return keyword_param_arguments(b);
-  auto sites = call_sites(b.function);
-  if (sites.empty()) return std::nullopt;
-  std::string pname(text(b.target, src_));
+std::optional<SemanticModel::ParamArgument> SemanticModel::passed_argument(const Binding& b, const Origin& site) const {
+  if (b.kind != Binding::Kind::Param || is_null(b.target) || is_null(b.function)) return std::nullopt;
+  TSNode pattern = parent(b.target);
+  if (is(pattern, "list_splat_pattern") || is(pattern, "dictionary_splat_pattern")) return std::nullopt;
+  TSNode args = field(site.node, "arguments");
+  if (!is(args, "argument_list")) return std::nullopt;
   // Methods called as obj.m(...) do not pass `self` explicitly.
   int index = b.param_index;
   const Scope* fscope = scope_of(b.function);
-  if (fscope && fscope->kind == Scope::Kind::Class) {
+  if (index >= 0 && fscope && fscope->kind == Scope::Kind::Class) {
     if (index == 0) return std::nullopt;
     --index;
   }
+  std::string_view pname = text(b.target, src_);
+  int pos = 0;
+  bool list_splat = false, dict_splat = false;
+  for (TSNode ch : named_children(args)) {
+    if (is(ch, "keyword_argument")) {
+      if (text(field(ch, "name"), src_) == pname) return ParamArgument{field(ch, "value"), site.scope};
+    } else if (is(ch, "list_splat")) {
+      list_splat = true;  // the positions after it are unknown
+    } else if (is(ch, "dictionary_splat")) {
+      dict_splat = true;
+    } else if (!list_splat) {
+      if (index >= 0 && pos == index) return ParamArgument{ch, site.scope};
+      ++pos;
+    }
+  }
+  // Nothing written for it: a splat may carry it; otherwise its default (evaluated in the scope
+  // around the definition: `def train_mlp(model=MLP())`).
+  if ((list_splat && index >= 0) || dict_splat || is_null(b.param_default)) return std::nullopt;
+  return ParamArgument{b.param_default, scope_of(b.function)};
+}
+
+std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::param_arguments(const Binding& b) const {
+  if (b.kind == Binding::Kind::Param && !is_null(b.target) && is(parent(b.target), "dictionary_splat_pattern"))
+    return kwargs_dict_arguments(b);
+  auto sites = call_sites(b.function);
+  if (sites.empty()) return std::nullopt;
   std::vector<ParamArgument> out;
   for (const auto& site : sites) {
-    TSNode args = field(site.node, "arguments");
-    if (!is(args, "argument_list")) return std::nullopt;
-    TSNode found{};
-    int pos = 0;
-    for (auto ch : named_children(args)) {
-      if (is(ch, "list_splat") || is(ch, "dictionary_splat")) return std::nullopt;
-      if (is(ch, "keyword_argument")) {
-        if (text(field(ch, "name"), src_) == pname) found = field(ch, "value");
-      } else {
-        if (pos == index) found = ch;
-        ++pos;
-      }
-    }
-    if (is_null(found)) {
-      if (is_null(b.param_default)) return std::nullopt;
-      out.push_back({b.param_default, scope_of(b.function)});
-    } else {
-      out.push_back({found, site.scope});
-    }
+    auto a = passed_argument(b, site);
+    if (!a) return std::nullopt;
+    out.push_back(*a);
   }
   return out;
 }
 
-std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::keyword_param_arguments(const Binding& b) const {
-  if (b.kind != Binding::Kind::Param || is_null(b.target) || is_null(b.function)) return std::nullopt;
-  TSNode pattern = parent(b.target);
-  if (is(pattern, "list_splat_pattern")) return std::nullopt;
-  bool kwargs = is(pattern, "dictionary_splat_pattern");
+std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::kwargs_dict_arguments(const Binding& b) const {
   auto sites = call_sites(b.function);
   if (sites.empty()) return std::nullopt;
-  std::string pname(text(b.target, src_));
-  std::set<std::string> takes = kwargs ? named_parameters(b.function) : std::set<std::string>{};
+  std::set<std::string> takes = named_parameters(b.function);
   std::vector<ParamArgument> out;
   for (const auto& site : sites) {
     TSNode args = field(site.node, "arguments");
@@ -1023,24 +1029,13 @@ std::optional<std::vector<SemanticModel::ParamArgument>> SemanticModel::keyword_
     for (TSNode ch : named_children(args)) {
       if (is(ch, "dictionary_splat")) {
         ++splats;
-        if (kwargs) found = named(ch, 0);
-      } else if (is(ch, "keyword_argument")) {
-        std::string k(text(field(ch, "name"), src_));
-        // A keyword no named parameter takes lands in **kwargs beside the unpacked dict.
-        if (kwargs && !takes.count(k)) return std::nullopt;
-        if (!kwargs && k == pname) found = field(ch, "value");
+        found = named(ch, 0);
+      } else if (is(ch, "keyword_argument") && !takes.count(std::string(text(field(ch, "name"), src_)))) {
+        return std::nullopt;  // a keyword no named parameter takes lands in **kwargs beside the dict
       }
     }
-    if (kwargs) {
-      if (splats != 1) return std::nullopt;  // no dict, or two merged
-      out.push_back({found, site.scope});
-    } else if (!is_null(found)) {
-      out.push_back({found, site.scope});
-    } else if (splats == 0 && !is_null(b.param_default)) {
-      out.push_back({b.param_default, scope_of(b.function)});
-    } else {
-      return std::nullopt;
-    }
+    if (splats != 1) return std::nullopt;  // no dict, or two merged
+    out.push_back({found, site.scope});
   }
   return out;
 }
@@ -1424,17 +1419,6 @@ std::vector<Origin> SemanticModel::origins(TSNode expr, const Scope* scope, int 
   return out;
 }
 
-std::vector<Origin> SemanticModel::keyword_param_origins(const Binding& b, int depth) const {
-  std::vector<Origin> out;
-  auto args = keyword_param_arguments(b);
-  if (!args) return out;
-  for (const ParamArgument& a : *args) {
-    auto sub = origins(a.value, a.scope, depth + 1);
-    out.insert(out.end(), sub.begin(), sub.end());
-  }
-  return out;
-}
-
 std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* scope, int depth) const {
   // The outermost origins query (whatever its entry point) gives unpacked_return_origins its
   // budget of expansions for the whole query.
@@ -1509,48 +1493,23 @@ std::vector<Origin> SemanticModel::origins_uncached(TSNode expr, const Scope* sc
         // (tqdm/std.py, tqdm.__enter__: `return self`); other context managers may not.
         const auto& q = callee_name(unparen(b.value), fs);
         if (q && q->rfind("tqdm.", 0) == 0) out.push_back({unparen(b.value), fs});
-      } else if (b.kind == Binding::Kind::Param && b.param_index >= 0) {
-        int index = b.param_index;
-        const Scope* fscope = scope_of(b.function);
-        if (fscope && fscope->kind == Scope::Kind::Class) {
-          if (index == 0) continue;
-          --index;
-        }
-        std::string pname(text(b.target, src_));
-        for (const auto& site : call_sites(b.function)) {
-          TSNode args = field(site.node, "arguments");
-          if (!is(args, "argument_list")) continue;
-          int pos = 0;
-          bool passed = false, splat = false;
-          for (auto ch : named_children(args)) {
-            if (is(ch, "keyword_argument")) {
-              if (text(field(ch, "name"), src_) == pname) {
-                passed = true;
-                auto sub = origins(field(ch, "value"), site.scope, depth + 1);
-                out.insert(out.end(), sub.begin(), sub.end());
-              }
-            } else if (!is(ch, "list_splat") && !is(ch, "dictionary_splat")) {
-              if (pos == index) {
-                passed = true;
-                auto sub = origins(ch, site.scope, depth + 1);
-                out.insert(out.end(), sub.begin(), sub.end());
-              }
-              ++pos;
-            } else {
-              splat = true;
+      } else if (b.kind == Binding::Kind::Param && !is_null(b.target) && !is_null(b.function)) {
+        // What each call site of the function passes for it (passed_argument; `train_mlp()`
+        // with `def train_mlp(model=MLP())` gets the default); `**kwargs`: the dicts the call
+        // sites unpack (kwargs_dict_arguments). A site that cannot tell adds nothing.
+        if (is(parent(b.target), "dictionary_splat_pattern")) {
+          if (auto dicts = kwargs_dict_arguments(b))
+            for (const ParamArgument& a : *dicts) {
+              auto sub = origins(a.value, a.scope, depth + 1);
+              out.insert(out.end(), sub.begin(), sub.end());
             }
-          }
-          // `train_mlp()` with `def train_mlp(model=MLP(), optimizer=optim.SGD)`: a call site
-          // that passes nothing for the parameter gets its default (evaluated in the scope
-          // around the definition).
-          if (!passed && !splat && !is_null(b.param_default)) {
-            auto sub = origins(b.param_default, scope_of(b.param_default), depth + 1);
+          continue;
+        }
+        for (const auto& site : call_sites(b.function))
+          if (auto a = passed_argument(b, site)) {
+            auto sub = origins(a->value, a->scope, depth + 1);
             out.insert(out.end(), sub.begin(), sub.end());
           }
-        }
-      } else if (b.kind == Binding::Kind::Param && !is_null(b.target) && !is_null(b.function)) {
-        auto sub = keyword_param_origins(b, depth);
-        out.insert(out.end(), sub.begin(), sub.end());
       }
     }
     return out;

@@ -252,6 +252,27 @@ class SemanticModel {
   };
   std::vector<AttributeStoreSite> attribute_store_sites(std::string_view attr) const;
 
+  /// What a parameter receives at each call site of its function in the file: the argument
+  /// (positional or keyword) and the scope it is evaluated in, or its default where a call passes
+  /// none (passed_argument). A `**kwargs` parameter receives the dict each call site unpacks
+  /// (kwargs_dict_arguments). Nothing when there is no call site or one cannot tell.
+  struct ParamArgument {
+    TSNode value;
+    const Scope* scope;
+  };
+  std::optional<std::vector<ParamArgument>> param_arguments(const Binding& b) const;
+  /// What call `site` (a call site of param's function: call_sites) passes for parameter
+  /// `param`: the keyword argument of its name, the positional argument at its index (a method
+  /// called as `obj.m(...)` passes `self` implicitly), or — when the call writes none — its
+  /// default, evaluated in the scope around the definition. Nothing when a `*args` / `**kwargs`
+  /// at the call may carry it, when there is no default, for `self`, and for a `*args` or
+  /// `**kwargs` parameter itself.
+  std::optional<ParamArgument> passed_argument(const Binding& param, const Origin& site) const;
+  /// For a `**kwargs` parameter: the dict each call site unpacks with exactly one `**d`; nothing
+  /// when a call site passes none, two, or a keyword no named parameter takes (it would land in
+  /// **kwargs beside the dict).
+  std::optional<std::vector<ParamArgument>> kwargs_dict_arguments(const Binding& b) const;
+
  private:
   struct Builder;
   std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
@@ -263,19 +284,6 @@ class SemanticModel {
   /// that key, with every `<obj>.workers = v` store of the file; unknown when a key set is
   /// unknown or lacks the name. Empty (not unknown) when `cfg` has no such origin.
   std::vector<Value> evaluate_namespace_attribute(TSNode attribute, const Scope* scope, int depth) const;
-  /// What a parameter receives at each call site of its function in the file: the argument
-  /// (positional or keyword) and the scope it is evaluated in, or its default where a call passes
-  /// none. Nothing when there is no call site, a call passes `*args` / `**kwargs`, a call passes
-  /// nothing and there is no default, or the parameter is a method's `self`.
-  /// A keyword-only parameter receives the keyword argument of its name (or its default); a
-  /// `**kwargs` parameter the dict each call site unpacks with exactly one `**d` (keyword_param_
-  /// arguments: nothing when a call passes a keyword no named parameter takes).
-  struct ParamArgument {
-    TSNode value;
-    const Scope* scope;
-  };
-  std::optional<std::vector<ParamArgument>> param_arguments(const Binding& b) const;
-  std::optional<std::vector<ParamArgument>> keyword_param_arguments(const Binding& b) const;
   /// The names of `function_definition`'s parameters that can be passed by keyword (plain,
   /// default, typed; not `*args` / `**kwargs`).
   std::set<std::string> named_parameters(TSNode function_definition) const;
@@ -292,9 +300,6 @@ class SemanticModel {
       qualified_memo_;
   std::vector<Origin> origins_uncached(TSNode expr, const Scope* scope, int depth) const;
   mutable std::unordered_map<const void*, bool> module_subclass_memo_;
-  /// origins of a parameter that takes no position (a keyword-only one, `**kwargs`): those of
-  /// what keyword_param_arguments says it receives; empty when that is unknown, and for `*args`.
-  std::vector<Origin> keyword_param_origins(const Binding& b, int depth) const;
   /// origins memo for outermost queries (none running, no unpacking under way): such a query
   /// starts from the same state every time (a fresh expansion budget), so its answer depends on
   /// (expression node id, scope, depth) alone. Nested queries share the running query's budget
