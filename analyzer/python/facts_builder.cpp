@@ -2209,33 +2209,37 @@ class Builder {
     bool found = false;
     visit(body, [&](TSNode x) {
       if (found || !same(innermost_loop(x), loop)) return;
-      // `for episode in ...: obs = torch.tensor(env.reset()[0]).to(device)` then `while not done:
-      // ... env.step(a)`: the inner loop steps the environment (steps_gym_environment), so the
-      // outer one runs once per episode.
-      if (is(x, "while_statement") || is(x, "for_statement")) {
-        if (!beside_every_iteration(x)) return;
-        bool env_steps = false;
-        visit(field(x, "body"), [&](TSNode c) {
-          if (!env_steps && is(c, "call") && same(innermost_loop(c), x) && steps_gym_environment(c)) env_steps = true;
-        });
-        if (env_steps) { found = true; return; }
+      // `for epoch in range(1, epochs + 1): train(epoch); test(epoch)` — a function of the file
+      // called on every iteration that runs a pass over the data itself (runs_step_loop).
+      if (is(x, "call")) {
+        if (!beside_every_iteration(enclosing_statement(x))) return;
+        TSNode def = m_.resolve_local_function(x, m_.scope_of(x));
+        if (!is_null(def) && !contains(def, loop) && runs_step_loop(def)) found = true;
+        return;
       }
-      if (!is(x, "for_statement") || !beside_every_iteration(x)) return;
+      if (!is(x, "while_statement") && !is(x, "for_statement")) return;
+      if (!beside_every_iteration(x)) return;
+      // `for episode in ...: obs = torch.tensor(env.reset()[0]).to(device)` then `while not done:
+      // ... env.step(a)`: the inner loop steps the environment, so the outer one runs once per
+      // episode.
+      if (steps_environment_at_its_level(x)) { found = true; return; }
+      if (!is(x, "for_statement")) return;
       if (iterates_range(x)) {
         TSNode counter = unparen(field(x, "left"));
         if (!is(counter, "identifier") || !mentions(field(x, "body"), std::string(t(counter)))) return;
       }
       if (backprops_at_its_level(x) || moves_its_elements(x)) found = true;
     });
-    // `for epoch in range(1, epochs + 1): train(epoch); test(epoch)` — a function of the file
-    // called on every iteration that runs a pass over the data itself (runs_step_loop).
-    visit(body, [&](TSNode x) {
-      if (found || !is(x, "call") || !same(innermost_loop(x), loop) || !beside_every_iteration(enclosing_statement(x)))
-        return;
-      TSNode def = m_.resolve_local_function(x, m_.scope_of(x));
-      if (!is_null(def) && !contains(def, loop) && runs_step_loop(def)) found = true;
-    });
     return found;
+  }
+  // True when a call at `loop`'s own level (not in a loop inside it) steps a Gym / Gymnasium
+  // environment (steps_gym_environment).
+  bool steps_environment_at_its_level(TSNode loop) const {
+    bool steps = false;
+    visit(field(loop, "body"), [&](TSNode c) {
+      if (!steps && is(c, "call") && same(innermost_loop(c), loop) && steps_gym_environment(c)) steps = true;
+    });
+    return steps;
   }
   // True when function `def` holds, in its own body (not a nested definition's), a pass over a
   // dataset: a loop over a DataLoader, or a for-loop that moves what it iterates to the GPU
