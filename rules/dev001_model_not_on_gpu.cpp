@@ -27,7 +27,9 @@ file whose constructor places its own layers or the modules it is made of
 (`self.stage0 = nn.Linear(20, 10).to("cuda")`, `self.online = QNet().to(device)`, or `device=`:
 model-parallel style, a DQN's networks) needs no move of its instances, and neither does a class whose
 constructor builds nothing itself when it is given modules placed on CUDA as they were built
-(`Seq2Seq(enc, dec)` with `enc = Encoder().to(device)`). Models built where
+(`Seq2Seq(enc, dec)` with `enc = Encoder().to(device)`), nor a class whose constructor moves
+the module it is given (`self.model = model` then `if self.use_cuda: self.model.cuda()` in a
+wrapper or trainer class). Models built where
 gpulint cannot see the placement may have been placed there and are not reported: a class or
 factory imported from the project (`from transformer import Transformer`; its constructor may
 call `self.to(...)`), `torch.load`, or a submodule of a class (`self.net = Net()`: whoever builds

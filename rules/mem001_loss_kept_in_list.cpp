@@ -76,7 +76,11 @@ It also finds evaluation loops that call a model and can run with autograd on: n
 `torch.no_grad()` / `torch.inference_mode()`, and, inside a function, called at least once
 from a place that is not either, or inside a function that itself calls `backward()` (a
 trainer's `train()` that validates after each epoch: its own backward needs autograd on).
-There the kept tensor holds the forward pass's activations. `torch` functions of an attached
+There the kept tensor holds the forward pass's activations. A script that trains nothing has
+such loops too: a model put in evaluation mode (`model.eval()`) and never back in training mode
+nor handed to an optimizer, built from a module class (the file's, torch.nn, torchvision, timm,
+Hugging Face `from_pretrained`) or unpickled with `torch.load`, is a model there — `eval()`
+switches dropout and batch norm, not autograd (torch/nn/modules/module.py). `torch` functions of an attached
 tensor (`torch.sqrt(loss_fn(out, y))`) are attached; `.cpu()` does not detach.
 A loop of a function that a training step calls once per step (a REINFORCE agent's
 `_play_episode()` keeping the action probabilities the step back-propagates) is part of that

@@ -237,6 +237,7 @@ class Builder {
     bool cuda_method = false;        // placed with .cuda()
     bool opaque = false;             // built by code gpulint cannot see (may place itself)
     bool data_parallel = false;      // wrapped in nn.DataParallel, which scatters CPU inputs
+    bool evaluated_only = false;     // no optimizer trains it: put in evaluation mode (`.eval()`)
     /// Every placement of the model in file order: (offset of the call, to CUDA). `.cpu()`
     /// and `.to("cpu")` are placements off CUDA.
     std::vector<std::pair<uint32_t, bool>> placements;
@@ -661,8 +662,42 @@ class Builder {
     TSNode init = class_method(cls, "__init__");
     if (is_null(init)) return false;
     bool found = false;
-    visit(field(init, "body"), [&](TSNode n) { found = found || layer_on_device(n, /*moved=*/true); });
+    visit(field(init, "body"), [&](TSNode n) {
+      found = found || layer_on_device(n, /*moved=*/true) || places_given_module(n, init);
+    });
     return found;
+  }
+  // Call `n` in constructor `init` places a module the constructor is given: `self.model.cuda()`
+  // or `self.model.to(device)` (a device not known to be the CPU), with `self.model = model`
+  // bound from a parameter of `init` (a trainer or wrapper class: `ModelWrapper(Net(),
+  // use_cuda=True)`, under a flag or not).
+  bool places_given_module(TSNode n, TSNode init) const {
+    if (!is(n, "call")) return false;
+    std::string_view meth = method_name(n, src_);
+    if (meth != "to" && meth != "cuda") return false;
+    TSNode r = unparen(receiver(n));
+    if (is_null(r) || !is(r, "attribute")) return false;
+    const Scope* s = m_.scope_of(n);
+    if (!m_.is_instance_parameter(unparen(field(r, "object")), s)) return false;
+    if (meth == "to") {
+      auto a = positional_arguments(n);
+      TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
+      if (is_null(dev) || device_value(dev, s) == Where::Cpu) return false;
+    }
+    std::string_view attr = t(field(r, "attribute"));
+    bool given = false;
+    visit(field(init, "body"), [&](TSNode x) {
+      if (given || !is(x, "assignment")) return;
+      TSNode l = unparen(field(x, "left")), v = unparen(field(x, "right"));
+      if (!is(l, "attribute") || t(field(l, "attribute")) != attr || !is(v, "identifier")) return;
+      if (!m_.is_instance_parameter(unparen(field(l, "object")), m_.scope_of(x))) return;
+      const auto* bs = m_.lookup(t(v), m_.scope_of(x));
+      given = bs && !bs->empty() &&
+              std::all_of(bs->begin(), bs->end(), [&](const Binding& b) {
+                return b.kind == Binding::Kind::Param && same(b.function, init);
+              });
+    });
+    return given;
   }
   // Call `n` builds a torch.nn layer on a device not known to be the CPU: `nn.Linear(...,
   // device=d)`, or — with `moved` — `nn.Linear(...).to(d)` / `.cuda()` as it is built.
@@ -827,6 +862,7 @@ class Builder {
       }
     }
     find_manually_trained_models(seen);
+    find_evaluated_models(seen);
     // Placement anywhere in the file through any name that held the model.
     for (TSNode c : m_.calls()) {
       std::string_view meth = method_name(c, src_);
@@ -864,6 +900,8 @@ class Builder {
       }
     }
     for (auto& mi : models_) {
+      // DEV001 is about models a script trains (RULES.md: "a script that trains").
+      if (mi.evaluated_only) continue;
       ModelFact f;
       f.binding = {start(mi.origin), end(mi.origin)};
       f.name = mi.names.empty() ? "model" : *mi.names.begin();
@@ -895,6 +933,56 @@ class Builder {
       TSNode rcv = receiver(it);
       if (!updates || is_null(rcv)) continue;
       add_model(rcv, m_.scope_of(it), seen);
+    }
+  }
+
+  // Models the file evaluates without training them: `net.eval()`, and never `net.train()` nor
+  // `net.parameters()`, on a name every origin of which builds a module (a class of the file deriving from nn.Module, torch.nn /
+  // torchvision / timm / Hugging Face from_pretrained) or unpickles one (`torch.load(path)`,
+  // whose result is called here as a module: torch/serialization.py restores the pickled
+  // nn.Module). nn.Module.eval() only sets `training = False` (torch/nn/modules/module.py): its
+  // parameters still require grad, so what it computes outside no_grad holds a graph (MEM001's
+  // evaluation loops). DEV001 leaves these out (it is about trained models).
+  void find_evaluated_models(std::unordered_set<const void*>& seen) {
+    std::optional<std::set<std::string>> trained_names;  // built at the first `.eval()` call
+    for (TSNode c : m_.calls()) {
+      if (method_name(c, src_) != "eval" || !call_arguments(c).empty()) continue;
+      TSNode r = unparen(receiver(c));
+      if (is_null(r) || !(is(r, "identifier") || is(r, "attribute"))) continue;
+      std::string nm = placed_name(r);
+      if (nm.empty() || dead(c)) continue;
+      if (std::any_of(models_.begin(), models_.end(), [&](const ModelInfo& mi) { return mi.names.count(nm) > 0; }))
+        continue;
+      // Put back in training mode, or its parameters handed on (`self.actor.eval()` ...
+      // `self.actor.train()` in an agent whose network trains itself): not evaluated only.
+      if (!trained_names) {
+        trained_names.emplace();
+        for (TSNode o : m_.calls()) {
+          std::string_view om = method_name(o, src_);
+          if ((om == "train" || om == "parameters" || om == "named_parameters") && !is_null(receiver(o)))
+            trained_names->insert(placed_name(receiver(o)));
+        }
+      }
+      if (trained_names->count(nm)) continue;
+      const Scope* s = m_.scope_of(c);
+      auto os = m_.origins(r, s);
+      if (os.empty()) continue;
+      bool all = std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+        TSNode n = unparen(o.node);
+        // Through placements and mode switches of the creation: `Net().to(device).eval()`.
+        for (int i = 0; i < 8 && is(n, "call") && !is_module_constructor(n, o.scope); ++i) {
+          TSNode rcv = receiver(n);
+          if (is_null(rcv) || !is(unparen(rcv), "call")) break;
+          n = unparen(rcv);
+        }
+        if (is_module_constructor(n, o.scope)) return true;
+        const auto& q = m_.callee_name(n, o.scope);
+        return q && (*q == "torch.load" || *q == "torch.jit.load");
+      });
+      if (!all) continue;
+      std::size_t before = models_.size();
+      add_model(r, s, seen);
+      for (std::size_t i = before; i < models_.size(); ++i) models_[i].evaluated_only = true;
     }
   }
 
@@ -1137,7 +1225,8 @@ class Builder {
   void collect_names(TSNode expr, const Scope* s, ModelInfo& info) const {
     std::string nm = placed_name(expr);
     if (!nm.empty()) info.names.insert(nm);
-    // Parameters that received it: follow identifiers through call sites (one level).
+    // A parameter that received it: the names its call sites pass for that parameter (one
+    // level).
     TSNode e = unparen(expr);
     if (is(e, "identifier")) {
       const Scope* fs = nullptr;
@@ -1146,11 +1235,10 @@ class Builder {
       for (const auto& b : *bs) {
         if (b.kind == Binding::Kind::Param) {
           for (const auto& site : m_.call_sites(b.function)) {
-            for (auto a : call_arguments(site.node)) {
-              TSNode v = is(a, "keyword_argument") ? field(a, "value") : a;
-              std::string n2 = placed_name(v);
-              if (!n2.empty()) info.names.insert(n2);
-            }
+            auto passed = m_.passed_argument(b, site);
+            if (!passed) continue;
+            std::string n2 = placed_name(passed->value);
+            if (!n2.empty()) info.names.insert(n2);
           }
         } else if (b.kind == Binding::Kind::Assign && !is_null(b.value)) {
           std::string n2 = placed_name(b.value);
@@ -3550,14 +3638,14 @@ class Builder {
     // Which model each call calls, resolved once for every model below.
     std::vector<std::pair<TSNode, const ModelInfo*>> model_calls;
     bool candidates = false;
-    for (const auto& mi : models_) candidates |= !mi.placed && is(mi.origin, "call");
+    for (const auto& mi : models_) candidates |= !mi.placed && !mi.evaluated_only && is(mi.origin, "call");
     if (!candidates) return;
     for (TSNode c : m_.calls())
       if (const ModelInfo* called = model_for_callee(field(c, "function"), m_.scope_of(c)))
         model_calls.emplace_back(c, called);
     for (std::size_t i = 0; i < models_.size(); ++i) {
       ModelInfo& mi = models_[i];
-      if (mi.placed || !is(mi.origin, "call")) continue;
+      if (mi.placed || mi.evaluated_only || !is(mi.origin, "call")) continue;
       std::string device = device_name_for(mi.origin);
       if (device.empty()) continue;
       // Every call of the model must lie in a loader loop.
