@@ -41,7 +41,8 @@ every element; for a model whose `forward()` gpulint cannot read (an imported cl
 `out, latent_loss = net(img)`), the elements that are terms of the loss back-propagated in the
 same loop (a method of a term, `latent_loss.mean()`, counts). So is what a function of the file returns from a model call it makes with
 autograd on (an evaluation helper `def predict(x): out = model(x); return out.argmax(1), out`):
-an evaluation loop calling it counts as calling the model. A distribution's `sample()` is drawn
+an evaluation loop calling it counts as calling the model. The rows of an attached tensor that a loop iterates (`for row in out: per_image.append(row)`)
+are attached: iterating a tensor unbinds it. A distribution's `sample()` is drawn
 without a graph (`rsample()` keeps it). A tuple
 or dict appended keeps its attached elements (`self.outputs.append((out, y))`,
 `outputs.append({"loss": loss})`); the fix detaches each of them. A loss that a step

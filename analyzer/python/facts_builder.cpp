@@ -4898,6 +4898,19 @@ class Builder {
           }
           return;
         }
+        // `for prediction in pred:` over an attached tensor: iterating a tensor unbinds it along
+        // dim 0 (Tensor.__iter__, torch/_tensor.py), and each row records a grad_fn.
+        if (ty == "for_statement") {
+          TSNode left = unparen(field(n, "left"));
+          if (is(left, "identifier")) {
+            std::string name(t(left));
+            TSNode right = unparen(field(n, "right"));
+            if (!under_no_grad(n) && (is(right, "identifier") || is(right, "attribute")) && attached(right, s, att))
+              att.insert(name);
+            else
+              att.erase(name);
+          }
+        }
         for (auto ch : named_children(n)) walk(ch);
       };
       walk(field(loop, "body"));
