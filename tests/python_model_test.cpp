@@ -795,3 +795,42 @@ TEST(PythonModel, ModuleLevelGlobalStatementDoesNotLoopTheLookup) {
   EXPECT_EQ(from_function, bs);  // the function's `global device` reads the module's binding
   EXPECT_FALSE(created_then_moved(src).size() > 1);
 }
+
+// An object that may be an instance of several classes of the file (`self.net` stored from
+// `A()` on one branch and `B()` on the other): a method only one of them defines resolves to
+// that one; a method both define, or neither, resolves to nothing; a name bound to one class
+// still resolves as before.
+TEST(PythonModel, MethodOfOneOfSeveralClassesResolves) {
+  std::string src =
+      "class A:\n"
+      "    def init_states(self):\n"
+      "        return 1\n"
+      "    def reset(self):\n"
+      "        return 2\n"
+      "class B:\n"
+      "    def reset(self):\n"
+      "        return 3\n"
+      "class Agent:\n"
+      "    def __init__(self, mode):\n"
+      "        if mode == 'a':\n"
+      "            self.net = A()\n"
+      "        else:\n"
+      "            self.net = B()\n"
+      "    def step(self):\n"
+      "        self.net.init_states()\n"
+      "        self.net.reset()\n"
+      "        self.net.missing()\n"
+      "single = B()\n"
+      "single.reset()\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  TSNode def = resolved_call(m, tree, src, "self.net.init_states");
+  ASSERT_FALSE(ts_node_is_null(def));
+  EXPECT_EQ(gpulint::python::text(ts_node_child_by_field_name(def, "name", 4), src), "init_states");
+  EXPECT_LT(ts_node_start_byte(def), src.find("class B"));  // A's
+  EXPECT_TRUE(ts_node_is_null(resolved_call(m, tree, src, "self.net.reset")));    // both define it
+  EXPECT_TRUE(ts_node_is_null(resolved_call(m, tree, src, "self.net.missing")));  // neither does
+  TSNode single = resolved_call(m, tree, src, "single.reset");
+  ASSERT_FALSE(ts_node_is_null(single));
+  EXPECT_GT(ts_node_start_byte(single), src.find("class B"));
+}

@@ -1758,7 +1758,27 @@ TSNode SemanticModel::resolve_local_function(TSNode call, const Scope* scope) co
   return def;
 }
 
-TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int depth) const {
+TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int depth,
+                                     std::vector<TSNode>* classes) const {
+  // Several classes: listed in `classes` when asked for, and no single answer.
+  bool several = false;
+  auto add = [&](TSNode& cls, TSNode c) {
+    if (!is_null(cls) && !same(cls, c)) {
+      if (!classes) return false;
+      several = true;
+      if (std::none_of(classes->begin(), classes->end(), [&](TSNode x) { return same(x, c); })) classes->push_back(c);
+      return true;
+    }
+    if (is_null(cls)) {
+      cls = c;
+      if (classes) classes->push_back(c);
+    }
+    return true;
+  };
+  auto unknown = [&]() {
+    if (classes) classes->clear();
+    return TSNode{};
+  };
   object = unparen(object);
   if (depth > 3) return TSNode{};
   // The class that `value` instantiates: `C(...)` with C bound only to one class of the file.
@@ -1806,12 +1826,15 @@ TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int dept
         continue;
       }
       TSNode c = instantiated(b.value, scope_of(b.value));
-      if (is_null(c) || (!is_null(cls) && !same(cls, c))) return TSNode{};
-      cls = c;
+      if (is_null(c) || !add(cls, c)) return unknown();
     }
-    for (std::string_view m : self_methods)
-      if (!module_method_returning_self(cls, m)) return TSNode{};
-    return cls;
+    for (std::string_view m : self_methods) {
+      if (!module_method_returning_self(cls, m)) return unknown();
+      if (classes)
+        for (TSNode c : *classes)
+          if (!module_method_returning_self(c, m)) return unknown();
+    }
+    return several ? TSNode{} : cls;
   }
   if (!is(object, "attribute")) return TSNode{};
   // `self.memory` / `agent.memory`: every store of `.memory` that a read through an instance of
@@ -1824,12 +1847,11 @@ TSNode SemanticModel::instance_class(TSNode object, const Scope* scope, int dept
   TSNode cls{};
   auto stores = self_attribute_stores(text(field(object, "attribute"), src_), owner_scope);
   for (const AttributeStore* st : stores) {
-    if (is_null(st->value)) return TSNode{};  // unpacked or augmented: unknown
+    if (is_null(st->value)) return unknown();  // unpacked or augmented: unknown
     TSNode c = instantiated(st->value, st->scope);
-    if (is_null(c) || (!is_null(cls) && !same(cls, c))) return TSNode{};
-    cls = c;
+    if (is_null(c) || !add(cls, c)) return unknown();
   }
-  return cls;
+  return several ? TSNode{} : cls;
 }
 
 bool SemanticModel::module_method_returning_self(TSNode cls, std::string_view method) const {
@@ -1884,8 +1906,24 @@ bool lightning_module_name(std::string_view q) {
 }
 
 TSNode SemanticModel::instance_method(TSNode object, std::string_view method, const Scope* scope) const {
-  TSNode cls = instance_class(object, scope, 0);
+  std::vector<TSNode> classes;
+  TSNode cls = instance_class(object, scope, 0, &classes);
+  if (is_null(cls) && classes.size() > 1) {
+    // Several classes: the one that defines the method (and no other that may).
+    TSNode found{};
+    for (TSNode c : classes) {
+      TSNode m = own_method(c, method);
+      if (is_null(m)) continue;
+      if (!is_null(found)) return TSNode{};
+      found = m;
+    }
+    return found;
+  }
   if (!is(cls, "class_definition")) return TSNode{};
+  return own_method(cls, method);
+}
+
+TSNode SemanticModel::own_method(TSNode cls, std::string_view method) const {
   // A method defined in the class body itself, without decorators (a staticmethod or
   // classmethod binds its arguments differently; another decorator may replace the function).
   // Not one inherited from a base class.

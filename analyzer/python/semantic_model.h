@@ -216,14 +216,23 @@ class SemanticModel {
   TSNode resolve_local_function(TSNode call, const Scope* scope) const;
   /// The method `method` that class instance_class(object) defines in its own body; a null
   /// node when there is no such class, or the method is decorated, rebound in the class body
-  /// or only inherited.
+  /// or only inherited. When `object` may be an instance of several classes of the file (`if
+  /// mode == "lstm": self.net = LSTMNet() else: self.net = ConvNet()`), the method of the one
+  /// class among them that defines it in its body (on the others the call would raise
+  /// AttributeError unless a base class defines it: the call may run that one method).
   TSNode instance_method(TSNode object, std::string_view method, const Scope* scope) const;
   /// The class of this file that `object` (seen from `scope`) is an instance of: for a name,
   /// the class every binding of it instantiates (`agent = Agent(...)`); for `self` in a method,
   /// that method's class; for `x.attr` (`self.memory`, `agent.memory`), the class every store
   /// of `.attr` visible through an instance of x's class (self_attribute_stores) instantiates.
-  /// A null node otherwise.
-  TSNode instance_class(TSNode object, const Scope* scope, int depth = 0) const;
+  /// A null node otherwise. With `classes`, every class of the file the object may be an
+  /// instance of is listed there, in the order found, when each binding or store instantiates
+  /// one (several: the function returns a null node); empty when one of them is unknown.
+  TSNode instance_class(TSNode object, const Scope* scope, int depth = 0,
+                        std::vector<TSNode>* classes = nullptr) const;
+  /// The method `method` that class `cls` defines in its own body, undecorated and not
+  /// rebound there; a null node otherwise.
+  TSNode own_method(TSNode cls, std::string_view method) const;
   /// True when class `cls` (a class_definition of this file) has a base whose qualified name
   /// satisfies `base` (`pl.LightningModule` after `import pytorch_lightning as pl` gives
   /// "pytorch_lightning.LightningModule"), directly or through classes of this file
