@@ -61,7 +61,9 @@ one that is not batch data (`logits = model(images)`, `loss = criterion(logits, 
 grad, and batch data holds no graph. A loss of two model outputs (distillation, where the
 teacher may be frozen) is left alone. In LibTorch C++ a call of a function of the file that
 returns an attached tensor (a trainer's `compute_td_loss()` that back-propagates its loss and
-returns it) is attached where it is called, with autograd on. `losses[i] = loss` into a tensor
+returns it) is attached where it is called, with autograd on; a running tensor grown with
+`buf = torch::cat({buf, out}, 1)` (also `t = t.defined() ? torch::cat({t, out}) : out`) keeps
+each element's graph, as in Python. `losses[i] = loss` into a tensor
 preallocated outside the loop keeps the graph too: assigning to an indexed view is at::Tensor's
 `copy_`, recorded in the whole tensor's graph. The same holds for a trainer
 class's data members (`std::vector<at::Tensor>` / `std::deque<at::Tensor>` / `at::Tensor`

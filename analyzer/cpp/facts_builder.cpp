@@ -609,6 +609,7 @@ class Builder {
   void collect_unmoved_batches(FileFacts& f);
   void collect_created_then_moved(FileFacts& f);
   void collect_kept_tensors(FileFacts& f);
+  const Expr* concatenated_onto(const Expr* rhs, const Expr* total, const VarDecl* total_var);
   // MEM001 for a data member (`losses_.push_back(loss)` at `stmt`, `container` the member
   // expression): the FieldDecl when the member outlives the steps it is written in: the member
   // of a variable declared outside the enclosing loop, or a member of `this` written inside a
@@ -1913,6 +1914,41 @@ bool Builder::member_consumed(const Stmt* scope, const Expr* container, const St
   return false;
 }
 
+// `at::cat({total, x}, dim)` / `torch::cat({x, total})`, also on one side of a conditional
+// (torch::cat is at::cat: torch/csrc/api/
+// include/torch/types.h brings ATen's functions into torch::), the tensor list a braced list of
+// two elements one of which is `total` (the variable `total_var`, or the same member
+// expression): the other element; null otherwise.
+const Expr* Builder::concatenated_onto(const Expr* rhs, const Expr* total, const VarDecl* total_var) {
+  // `total = total.defined() ? torch::cat({total, x}) : x`: either side.
+  if (auto* co = dyn_cast<ConditionalOperator>(strip(rhs))) {
+    if (const Expr* el = concatenated_onto(co->getTrueExpr(), total, total_var)) return el;
+    return concatenated_onto(co->getFalseExpr(), total, total_var);
+  }
+  auto* call = dyn_cast<CallExpr>(strip(rhs));
+  if (!call || isa<CXXOperatorCallExpr>(call) || call->getNumArgs() < 1) return nullptr;
+  const FunctionDecl* fd = call->getDirectCallee();
+  if (!fd || !(has_qualified_name(fd, "at::cat") || has_qualified_name(fd, "torch::cat"))) return nullptr;
+  // The TensorList argument: an ArrayRef built from a std::initializer_list of the braced list.
+  const InitListExpr* list = nullptr;
+  std::vector<const Stmt*> todo = {call->getArg(0)};
+  for (int i = 0; i < 16 && !todo.empty() && !list; ++i) {
+    const Stmt* n = todo.back();
+    todo.pop_back();
+    if (!n) continue;
+    if (auto* il = dyn_cast<InitListExpr>(n)) { list = il; break; }
+    for (const Stmt* c : n->children()) todo.push_back(c);
+  }
+  if (!list || list->getNumInits() != 2) return nullptr;
+  auto is_total = [&](const Expr* e) {
+    if (total_var) return isa<DeclRefExpr>(strip(e)) && root_var(e) == total_var;
+    return same_object(e, total);
+  };
+  if (is_total(list->getInit(0))) return list->getInit(1);
+  if (is_total(list->getInit(1))) return list->getInit(0);
+  return nullptr;
+}
+
 // MEM001: `losses.push_back(loss)` / `emplace_back` into a std::vector<at::Tensor>, or
 // `total += loss` into an at::Tensor, declared outside the loop, with a graph-attached value.
 void Builder::collect_kept_tensors(FileFacts& f) {
@@ -2010,6 +2046,12 @@ void Builder::collect_kept_tensors(FileFacts& f) {
     bool var_total = cv && is_tensor_type(cv->getType()) && isa<DeclRefExpr>(strip(op->getArg(0)));
     bool field_total = !cv && field && is_tensor_type(field->getType());
     if (!var_total && !field_total) continue;
+    // `buf = torch::cat({buf, out}, 1)`: the running tensor grows by each iteration's element;
+    // cat's result records every input in its graph (CatBackward), as a sum does.
+    if (const Expr* el = concatenated_onto(op->getArg(1), op->getArg(0), var_total ? cv : nullptr)) {
+      consider(op, op->getArg(0), el, KeptGraphTensor::How::Concatenate);
+      continue;
+    }
     // The right side: `total + x`, `x + total` or `total - x` (an at::Tensor operator).
     auto* sum = dyn_cast<CXXOperatorCallExpr>(strip(op->getArg(1)));
     if (!sum || sum->getNumArgs() != 2 || !is_tensor_type(sum->getType())) continue;

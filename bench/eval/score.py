@@ -32,8 +32,10 @@ database entry comes from the first of:
      or MPI; sources or parent targets the copy lacks) or the configured project does not
      compile the file, an entry written here: C++17, -I for every directory of the
      repository that holds headers (.h .hh .hpp .hxx .cuh .inl; nearest to the file first, so
-     that same-named headers of sibling sub-projects resolve to the file's own), and -isystem
-     for the include directories find_package(Torch) reports.
+     that same-named headers of sibling sub-projects resolve to the file's own), -isystem
+     for the include directories find_package(Torch) reports, and -isystem for OpenCV's
+     (`pkg-config --cflags-only-I opencv4`, when installed) when a source or header of the
+     repository includes <opencv2/...>.
 The way used per file (and the first CMake error, when configuring failed) is printed and
 written to --json under "repos", with how the file parsed ("clean", or gpulint's warning: the
 first compiler error and how many there were, e.g. a header the repository does not hold).
@@ -107,6 +109,31 @@ def torch_include_dirs(build_root):
     if not found.get("TORCH_INCLUDE_DIRS"):
         sys.exit("error: find_package(Torch) reported no TORCH_INCLUDE_DIRS")
     return [d for d in found["TORCH_INCLUDE_DIRS"] if d not in found.get("IMPLICIT", [])]
+
+
+def opencv_include_dirs(repo_dir):
+    """OpenCV's include directories (pkg-config opencv4: Debian's libopencv-dev puts the headers
+    under /usr/include/opencv4) when a C++ file of the repository includes <opencv2/...>; empty
+    when none does or OpenCV is not installed."""
+    uses = False
+    for root, _, names in os.walk(repo_dir):
+        for n in names:
+            if os.path.splitext(n)[1] in (".cpp", ".cc", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".tpp"):
+                with open(os.path.join(root, n), errors="replace") as f:
+                    if re.search(r'#\s*include\s*[<"]opencv2/', f.read()):
+                        uses = True
+                        break
+        if uses:
+            break
+    if not uses:
+        return []
+    try:
+        out = subprocess.run(["pkg-config", "--cflags-only-I", "opencv4"], capture_output=True, text=True)
+    except OSError:
+        return []
+    if out.returncode != 0:
+        return []
+    return [a[2:] for a in out.stdout.split() if a.startswith("-I")]
 
 
 def header_dirs(repo_dir, path):
@@ -188,7 +215,8 @@ def repo_database(repo, repo_dir, files, build_root, torch_incs, cache):
             if not reasons:
                 reasons.append("no CMakeLists.txt")
             args = ["c++", "-std=c++17", *(f"-I{d}" for d in header_dirs(repo_dir, path)),
-                    *(f"-isystem{d}" for d in torch_incs), "-c", path]
+                    *(f"-isystem{d}" for d in torch_incs), *(f"-isystem{d}" for d in opencv_include_dirs(repo_dir)),
+                    "-c", path]
             entries[path] = {"directory": os.path.dirname(path), "file": path, "arguments": args}
             ways[path] = "written; " + "; ".join(reasons)
     out_dir = os.path.join(build_root, repo)
