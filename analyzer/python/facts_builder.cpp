@@ -1634,6 +1634,20 @@ class Builder {
       if (python_number(l, s)) return tensor_where(r, s, depth + 1);
       return join(tensor_where(l, s, depth + 1), tensor_where(r, s, depth + 1));
     }
+    // `train_set.data` / `.targets` of a torchvision dataset (`datasets.MNIST(...)`): held in host
+    // memory — the MNIST family loads them with torch.load / from the raw files, CIFAR keeps a
+    // NumPy array (torchvision/datasets/mnist.py, cifar.py).
+    if (is(n, "attribute")) {
+      std::string_view a = t(field(n, "attribute"));
+      if (a != "data" && a != "targets") return Where::Unknown;
+      auto os = m_.origins(field(n, "object"), s);
+      bool all = !os.empty() && std::all_of(os.begin(), os.end(), [&](const Origin& o) {
+        if (!is(unparen(o.node), "call")) return false;
+        const auto& q = m_.callee_name(unparen(o.node), o.scope);
+        return q && starts_with(*q, "torchvision.datasets.");
+      });
+      return all ? Where::Cpu : Where::Unknown;
+    }
     if (!is(n, "call")) return Where::Unknown;
     std::string_view meth = method_name(n, src_);
     TSNode r = receiver(n);
@@ -4012,7 +4026,15 @@ class Builder {
       if (is_null(loop) || under_no_grad(n)) return;
       visit(field(loop, "body"), [&](TSNode c) {
         TSNode r = unparen(backpropagated(c));
-        if (is(r, "identifier") && t(r) == t(right)) found = true;
+        if (!is(r, "identifier") || t(r) != t(right)) return;
+        // Rebound between the backward() and the sum (`loss, acc = loss.item(), acc.item()`):
+        // what is added may be a number; not decided here.
+        bool rebound = false;
+        visit(field(loop, "body"), [&](TSNode a) {
+          if (rebound || !is(a, "assignment") || start(a) < end(c) || start(a) > start(n)) return;
+          rebound = mentions(field(a, "left"), std::string(t(right)));
+        });
+        if (!rebound) found = true;
       });
     });
     return found;
