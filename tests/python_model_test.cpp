@@ -834,3 +834,33 @@ TEST(PythonModel, MethodOfOneOfSeveralClassesResolves) {
   ASSERT_FALSE(ts_node_is_null(single));
   EXPECT_GT(ts_node_start_byte(single), src.find("class B"));
 }
+
+// A conditional expression whose condition literals decide evaluates to that side only: a module
+// constant (`ngpu = 0`) in a comparison, `and` with one false side; an argparse default or a
+// condition on the run (torch.cuda.is_available()) keeps both sides.
+TEST(PythonModel, ConditionDecidedByLiteralsPicksItsSide) {
+  std::string src =
+      "import argparse\n"
+      "import torch\n"
+      "ngpu = 0\n"
+      "workers = 2\n"
+      "p = argparse.ArgumentParser()\n"
+      "p.add_argument('--ngpu', type=int, default=0)\n"
+      "args = p.parse_args()\n"
+      "a = 'cuda:0' if (torch.cuda.is_available() and ngpu > 0) else 'cpu'\n"
+      "b = 'cuda:0' if (torch.cuda.is_available() and workers > 0) else 'cpu'\n"
+      "c = 'cuda:0' if (torch.cuda.is_available() and args.ngpu > 0) else 'cpu'\n"
+      "d = 'x' if not ngpu else 'y'\n"
+      "e = 'x' if ngpu == 0 or torch.cuda.is_available() else 'y'\n";
+  Tree tree = Tree::parse(src);
+  SemanticModel m(src, tree.root());
+  auto values = [&](const std::string& name) {
+    TSNode id = named_node_at(tree, src, "\n" + name + " = ", 1);
+    return strings_of(m.evaluate(id, m.scope_of(id)));
+  };
+  EXPECT_EQ(values("a"), (std::vector<std::string>{"cpu"}));
+  EXPECT_EQ(values("b"), (std::vector<std::string>{"cpu", "cuda:0"}));
+  EXPECT_EQ(values("c"), (std::vector<std::string>{"cpu", "cuda:0"}));
+  EXPECT_EQ(values("d"), (std::vector<std::string>{"x"}));
+  EXPECT_EQ(values("e"), (std::vector<std::string>{"x"}));
+}

@@ -813,6 +813,9 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
   if (t == "conditional_expression") {
     auto ch = named_children(e);
     if (ch.size() != 3) return unknown();
+    // `"cuda:0" if (torch.cuda.is_available() and ngpu > 0) else "cpu"` with `ngpu = 0`: a
+    // condition that literals decide picks its side.
+    if (auto truth = literal_truth(ch[1], s, depth + 1)) return evaluate(*truth ? ch[0] : ch[2], s, depth + 1);
     auto out = evaluate(ch[0], s, depth + 1);
     add_all(out, evaluate(ch[2], s, depth + 1));
     return out;
@@ -940,6 +943,97 @@ std::vector<Value> SemanticModel::evaluate(TSNode e, const Scope* s, int depth) 
     return unknown();
   }
   return unknown();
+}
+
+std::optional<bool> SemanticModel::literal_truth(TSNode cond, const Scope* s, int depth) const {
+  cond = unparen(cond);
+  if (depth > kMaxDepth || is_null(cond)) return std::nullopt;
+  auto literal = [](TSNode v) {
+    return is(v, "true") || is(v, "false") || is(v, "integer") || is(v, "float") || is(v, "none") || is(v, "string");
+  };
+  // The values of a literal or of a name every binding of which assigns a literal (a module
+  // constant `ngpu = 0`, not an argparse default: a run may pass another value).
+  auto literal_values = [&](TSNode v) -> std::optional<std::vector<Value>> {
+    v = unparen(v);
+    if (is(v, "identifier")) {
+      const auto* bs = lookup(text(v, src_), s);
+      if (!bs || bs->empty()) return std::nullopt;
+      for (const Binding& b : *bs)
+        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || is_null(b.value) || !literal(unparen(b.value)))
+          return std::nullopt;
+    } else if (!literal(v)) {
+      return std::nullopt;
+    }
+    auto vs = evaluate(v, s, depth + 1);
+    for (const Value& x : vs)
+      if (x.kind == Value::Kind::Unknown) return std::nullopt;
+    return vs;
+  };
+  if (is(cond, "not_operator")) {
+    auto v = literal_truth(field(cond, "argument"), s, depth + 1);
+    if (v) return !*v;
+    return std::nullopt;
+  }
+  if (is(cond, "boolean_operator")) {
+    std::string_view op = text(ts_node_child_by_field_name(cond, "operator", 8), src_);
+    auto l = literal_truth(field(cond, "left"), s, depth + 1);
+    auto r = literal_truth(field(cond, "right"), s, depth + 1);
+    if (op == "and") {
+      if ((l && !*l) || (r && !*r)) return false;
+      if (l && r) return true;
+    } else if (op == "or") {
+      if ((l && *l) || (r && *r)) return true;
+      if (l && r) return false;
+    }
+    return std::nullopt;
+  }
+  if (is(cond, "comparison_operator")) {
+    if (named_count(cond) != 2) return std::nullopt;
+    std::string op;
+    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i)
+      if (!ts_node_is_named(ts_node_child(cond, i))) op += text(ts_node_child(cond, i), src_);
+    auto a = literal_values(named(cond, 0)), b = literal_values(named(cond, 1));
+    if (!a || !b || a->empty() || b->empty()) return std::nullopt;
+    auto number = [](const Value& v) -> std::optional<double> {
+      if (v.kind == Value::Kind::Int) return static_cast<double>(v.i);
+      if (v.kind == Value::Kind::Float) return v.f;
+      return std::nullopt;
+    };
+    std::optional<bool> out;
+    for (const Value& x : *a)
+      for (const Value& y : *b) {
+        auto nx = number(x), ny = number(y);
+        if (!nx || !ny) return std::nullopt;
+        bool r;
+        if (op == "<") r = *nx < *ny;
+        else if (op == ">") r = *nx > *ny;
+        else if (op == "<=") r = *nx <= *ny;
+        else if (op == ">=") r = *nx >= *ny;
+        else if (op == "==") r = *nx == *ny;
+        else if (op == "!=") r = *nx != *ny;
+        else return std::nullopt;
+        if (out && *out != r) return std::nullopt;
+        out = r;
+      }
+    return out;
+  }
+  auto vs = literal_values(cond);
+  if (!vs || vs->empty()) return std::nullopt;
+  std::optional<bool> out;
+  for (const Value& v : *vs) {
+    bool b;
+    switch (v.kind) {
+      case Value::Kind::Bool: b = v.b; break;
+      case Value::Kind::Int: b = v.i != 0; break;
+      case Value::Kind::Float: b = v.f != 0; break;
+      case Value::Kind::None: b = false; break;
+      case Value::Kind::Str: b = !v.s.empty(); break;
+      default: return std::nullopt;
+    }
+    if (out && *out != b) return std::nullopt;
+    out = b;
+  }
+  return out;
 }
 
 std::vector<Value> SemanticModel::evaluate_binding(const Binding& b, const Scope* scope, int depth) const {

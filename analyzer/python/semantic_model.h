@@ -285,6 +285,11 @@ class SemanticModel {
  private:
   struct Builder;
   std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
+  /// The truth of condition `cond` when literals decide it: literals, names every binding of
+  /// which assigns a literal (`ngpu = 0`; not argparse defaults or parameters, which a run may
+  /// change), comparisons of such numbers, `not`, and `and` / `or` where one side decides
+  /// (`torch.cuda.is_available() and ngpu > 0` is false); nullopt otherwise.
+  std::optional<bool> literal_truth(TSNode cond, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_argparse(TSNode attribute, const Scope* scope, int depth) const;
   /// `cfg.workers` where every origin of `cfg` is a call of an attribute-access dictionary or
   /// namespace built from known keys: `easydict.EasyDict({...})` (EasyDict reads keys as
