@@ -606,6 +606,10 @@ class Builder {
   };
   RecoveredOptions recovered_options(const CallExpr* call);
   void collect_models(FileFacts& f);
+  // DEV001 for a module held in a data member of a class of this translation unit (an RL
+  // agent's `policy` built in the constructor's initializer list, trained through
+  // `policy->parameters()` in a member optimizer): see the definition.
+  void collect_member_models(FileFacts& f);
   void collect_unmoved_batches(FileFacts& f);
   void collect_created_then_moved(FileFacts& f);
   void collect_kept_tensors(FileFacts& f);
@@ -1576,6 +1580,116 @@ void Builder::collect_models(FileFacts& f) {
   }
 }
 
+// The data member `e` designates through the object itself (`policy`, `this->policy`, also
+// behind a ModuleHolder's `operator->`: `policy->parameters()`); null otherwise.
+const FieldDecl* own_member(const Expr* e) {
+  e = strip(e);
+  if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Arrow && op->getNumArgs() == 1)
+    e = strip(op->getArg(0));
+  auto* me = dyn_cast<MemberExpr>(e);
+  if (!me || !isa<CXXThisExpr>(strip(me->getBase()))) return nullptr;
+  return dyn_cast<FieldDecl>(me->getMemberDecl());
+}
+
+// A module held in a data member of a class whose whole code this translation unit holds is a
+// model when its parameters are trained (`policy->parameters()`, e.g. in the initializer of a
+// member optimizer) and placed when the class moves it (`policy->to(device)`). The member must
+// be private (or the class final and the member protected) and every method the class declares
+// must have its body here, so no other code can move it; a use of the member other than its
+// own methods (`->parameters()`, `->forward()`, `->to()`, `->eval()`, ...) or torch::save /
+// torch::load — handing it to a function — may place it: not decided, silent. Reported at the
+// member's initializer in the constructor (its creation) when this file holds it, else at the
+// member's declaration when this file holds that.
+void Builder::collect_member_models(FileFacts& f) {
+  struct MemberModel {
+    bool trained = false, placed = false, escapes = false;
+  };
+  std::map<const FieldDecl*, MemberModel> fields;
+  auto closed = [&](const FieldDecl* fd) {
+    auto* rd = dyn_cast<CXXRecordDecl>(fd->getParent());
+    if (!rd || !rd->hasDefinition() || !is_model_type(fd->getType())) return false;
+    bool final = rd->hasAttr<FinalAttr>();
+    if (fd->getAccess() == AS_public || (fd->getAccess() == AS_protected && !final)) return false;
+    if (rd->isDependentContext()) return false;
+    for (const CXXMethodDecl* m : rd->methods()) {
+      if (m->isDeleted() || m->isDefaulted() || m->isPure() || m->isImplicit()) continue;
+      if (!m->hasBody()) return false;
+    }
+    return true;
+  };
+  for (const MemberExpr* me : nodes<MemberExpr>(GPULINT_MATCH(memberExpr(member(fieldDecl()))))) {
+    if (!isa<CXXThisExpr>(strip(me->getBase()))) continue;
+    auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+    if (!fd || !is_model_type(fd->getType())) continue;
+    MemberModel& mm = fields[fd->getCanonicalDecl()];
+    // What the member is used for: the parent call, through the holder's operator->.
+    const Stmt* cur = me;
+    DynTypedNodeList parents = ctx_.getParents(*me);
+    for (int i = 0; i < 6 && !parents.empty(); ++i) {
+      const Stmt* p = parents[0].get<Stmt>();
+      if (!p) break;
+      if (isa<ImplicitCastExpr>(p) || isa<ParenExpr>(p) || isa<MaterializeTemporaryExpr>(p) ||
+          (isa<CXXOperatorCallExpr>(p) && cast<CXXOperatorCallExpr>(p)->getOperator() == OO_Arrow)) {
+        cur = p;
+        parents = ctx_.getParents(*p);
+        continue;
+      }
+      break;
+    }
+    const Stmt* user = parents.empty() ? nullptr : parents[0].get<Stmt>();
+    auto* member_ref = user ? dyn_cast<MemberExpr>(user) : nullptr;
+    const Stmt* call_parent = nullptr;
+    if (member_ref) {
+      DynTypedNodeList pp = ctx_.getParents(*member_ref);
+      call_parent = pp.empty() ? nullptr : pp[0].get<Stmt>();
+    }
+    auto* mc = call_parent ? dyn_cast<CXXMemberCallExpr>(call_parent) : nullptr;
+    if (mc && mc->getMethodDecl() && mc->getMethodDecl()->getDeclName().isIdentifier()) {
+      llvm::StringRef name = mc->getMethodDecl()->getName();
+      if (name == "parameters" || name == "named_parameters") { mm.trained = true; continue; }
+      if (name == "to" || name == "cuda") { mm.placed = true; continue; }
+      if (name == "forward" || name == "eval" || name == "train" || name == "zero_grad" || name == "is_training" ||
+          name == "named_modules" || name == "modules" || name == "children" || name == "pretty_print")
+        continue;
+    }
+    // A call of the module itself (`policy(x)`: ModuleHolder's operator()).
+    if (auto* oc = user ? dyn_cast<CXXOperatorCallExpr>(user) : nullptr; oc && oc->getOperator() == OO_Call) continue;
+    // Saved or loaded: torch::save / torch::load read and write its parameters in place.
+    if (auto* call = user ? dyn_cast<CallExpr>(user) : nullptr) {
+      const FunctionDecl* callee = call->getDirectCallee();
+      if (callee && (has_qualified_name(callee, "torch::save") || has_qualified_name(callee, "torch::load"))) continue;
+    }
+    // Its construction in the initializer list, or anything else: a use gpulint does not read.
+    if (isa_and_nonnull<CXXConstructExpr>(user) || !user) {
+      bool in_init = false;
+      for (const DynTypedNode& q : ctx_.getParents(*cur)) in_init |= q.get<CXXCtorInitializer>() != nullptr;
+      if (in_init) continue;
+    }
+    mm.escapes = true;
+  }
+  for (const auto& [fd, mm] : fields) {
+    if (!mm.trained || mm.placed || mm.escapes || !closed(fd)) continue;
+    // The initializer that builds it in a constructor of this file, else its declaration.
+    std::optional<Range> where;
+    auto* rd = cast<CXXRecordDecl>(fd->getParent());
+    for (const CXXConstructorDecl* ctor : rd->ctors()) {
+      const FunctionDecl* def = nullptr;
+      if (!ctor->hasBody(def) || !def) continue;
+      for (const CXXCtorInitializer* init : cast<CXXConstructorDecl>(def)->inits())
+        if (init->isMemberInitializer() && init->getMember()->getCanonicalDecl() == fd && init->isWritten())
+          if (!where) where = range(SourceRange(init->getSourceLocation(), init->getSourceLocation()));
+    }
+    if (!where) where = range(SourceRange(fd->getLocation(), fd->getLocation()));
+    if (!where) continue;
+    if (on_cpu_fallback_path(DynTypedNode::create(*fd))) continue;
+    ModelFact mf;
+    mf.binding = *where;
+    mf.name = fd->getNameAsString();
+    mf.placed = false;
+    f.models.push_back(std::move(mf));
+  }
+}
+
 // The model a module call inside a function runs, when it is a parameter of that function:
 // placed when the function places it itself, or when every call of the function in this file
 // hands it a model placed on the GPU. nullptr when that is not known.
@@ -2078,6 +2192,7 @@ FileFacts Builder::run() {
   f.trains_on_cuda = gpu_intent_;
   collect_loaders(f);
   collect_models(f);
+  collect_member_models(f);
   collect_unmoved_batches(f);
   collect_created_then_moved(f);
   collect_kept_tensors(f);
