@@ -35,7 +35,9 @@ each loader is judged by the copies of its own batches), or through a wrapper cl
 file whose `__iter__` moves each batch (`DeviceDataLoader`), or through a call of code gpulint
 cannot read given the loader first (`metric_logger.log_every(data_loader, 10, header)`) when the
 loop moves what it iterates to the device (`image = image.to(device)`). A batch keeps its place through arithmetic with numbers
-(`images * 2 - 1`). Loaders are followed through
+(`images * 2 - 1`), and in an object of a class of the file that stores it (`batch = Batch(src,
+tgt)` with `self.src = src` / `self.tgt = tgt[:, :-1]` in `__init__`: moving `batch.src`
+copies the batch). Loaders are followed through
 names, dicts, parameters and the file's own helpers (`train_loader, val_loader = get_loaders()`);
 a legacy typed constructor of a batch (`x = torch.FloatTensor(x)`) is the batch itself (it
 returns an alias: same storage, pinned when the batch is).

@@ -367,22 +367,7 @@ class Builder {
     } else if (!literal(cond)) {
       return std::nullopt;
     }
-    auto vs = m_.evaluate(cond, s);
-    std::optional<bool> r;
-    for (const Value& v : vs) {
-      bool b;
-      switch (v.kind) {
-        case Value::Kind::Bool: b = v.b; break;
-        case Value::Kind::Int: b = v.i != 0; break;
-        case Value::Kind::Float: b = v.f != 0; break;
-        case Value::Kind::None: b = false; break;
-        case Value::Kind::Str: b = !v.s.empty(); break;
-        default: return std::nullopt;
-      }
-      if (r && *r != b) return std::nullopt;
-      r = b;
-    }
-    return r;
+    return agreed_truth(m_.evaluate(cond, s));
   }
 
   // True when `n` can never run: it sits in the body of an `if` whose condition is constantly
@@ -2819,6 +2804,56 @@ class Builder {
   }
 
   // Classifies an expression as holding (un)moved batch data; nullopt: neither / unknown.
+  // `batch.src` where `batch = Batch(src_data, tgt_data)` (a class of the file) and Batch's
+  // `__init__` stores `self.src = src` (or a slice or attribute of it, `self.tgt = tgt[:, :-1]`)
+  // from the parameter that receives a batch tensor of this loop: the attribute holds (a view
+  // of) the loader's batch, so moving it copies the batch. Only the copy is read from this (DL002's
+  // evidence); the object gets no state, so what else it holds is not taken for a batch.
+  bool batch_held_by_local_object(TSNode attr, const Scope* s, LoopState& st) {
+    attr = unparen(attr);
+    if (!is(attr, "attribute")) return false;
+    TSNode obj = unparen(field(attr, "object"));
+    if (!is(obj, "identifier")) return false;
+    std::string_view name = t(field(attr, "attribute"));
+    auto os = m_.origins(obj, s);
+    if (os.empty()) return false;
+    for (const Origin& o : os) {
+      TSNode call = unparen(o.node);
+      if (!is(call, "call")) return false;
+      TSNode cls = local_class(call, o.scope);
+      if (is_null(cls)) return false;
+      TSNode init = class_method(cls, "__init__");
+      const Scope* fs = is_null(init) ? nullptr : m_.function_scope(init);
+      if (!fs) return false;
+      // The parameters `self.<name>` is stored from in __init__ (a slice or attribute of one).
+      std::vector<std::string> params;
+      bool other = false;
+      visit(field(init, "body"), [&](TSNode n) {
+        if (!is(n, "assignment")) return;
+        TSNode l = unparen(field(n, "left"));
+        if (!is(l, "attribute") || t(field(l, "attribute")) != name ||
+            !m_.is_instance_parameter(unparen(field(l, "object")), m_.scope_of(n)))
+          return;
+        TSNode v = unparen(field(n, "right"));
+        TSNode root = (is(v, "identifier") || is(v, "subscript") || is(v, "attribute")) ? root_identifier(v) : TSNode{};
+        const auto* bs = is_null(root) ? nullptr : m_.lookup(t(root), m_.scope_of(n));
+        if (!bs || bs->size() != 1 || bs->front().kind != Binding::Kind::Param || !same(bs->front().function, init)) {
+          other = true;
+          return;
+        }
+        params.emplace_back(t(root));
+      });
+      if (other || params.empty()) return false;
+      for (const std::string& p : params) {
+        const auto* bs = m_.lookup(p, fs);
+        if (!bs || bs->size() != 1) return false;
+        auto passed = m_.passed_argument(bs->front(), Origin{call, o.scope});
+        if (!passed || !classify(passed->value, passed->scope, st)) return false;
+      }
+    }
+    return true;
+  }
+
   std::optional<State> classify(TSNode e, const Scope* s, LoopState& st) {
     e = unparen(e);
     if (is(e, "identifier")) {
@@ -2871,7 +2906,7 @@ class Builder {
       TSNode r = receiver(e);
       if (!is_null(r) && (meth == "to" || meth == "cuda" || meth == "type")) {
         auto rs = classify(r, s, st);
-        if (!rs) return std::nullopt;
+        if (!rs && !batch_held_by_local_object(r, s, st)) return std::nullopt;
         note_move(e, s, st);
         return State::Moved;
       }

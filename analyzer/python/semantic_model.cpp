@@ -1018,9 +1018,13 @@ std::optional<bool> SemanticModel::literal_truth(TSNode cond, const Scope* s, in
     return out;
   }
   auto vs = literal_values(cond);
-  if (!vs || vs->empty()) return std::nullopt;
+  if (!vs) return std::nullopt;
+  return agreed_truth(*vs);
+}
+
+std::optional<bool> agreed_truth(const std::vector<Value>& vs) {
   std::optional<bool> out;
-  for (const Value& v : *vs) {
+  for (const Value& v : vs) {
     bool b;
     switch (v.kind) {
       case Value::Kind::Bool: b = v.b; break;

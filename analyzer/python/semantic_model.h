@@ -71,6 +71,11 @@ struct DictValue {
 };
 
 /// A value expression together with the scope it is evaluated in.
+/// The truth value Python gives every value in `vs` (`bool(v)`: False, 0, 0.0, None and "" are
+/// false) when they all agree; nullopt when they disagree, when `vs` is empty or when one of them
+/// is not a literal value (unknown, absent).
+std::optional<bool> agreed_truth(const std::vector<Value>& vs);
+
 struct Origin {
   TSNode node{};
   const Scope* scope = nullptr;
