@@ -36,8 +36,9 @@ call `self.to(...)`), `torch.load`, or a submodule of a class (`self.net = Net()
 the outer module may move it). In C++, a module held in a private data member of a class whose
 whole code the translation unit holds (an agent's `policy` built in the constructor's
 initializer list and trained through `policy->parameters()` in a member optimizer) is a model,
-reported at its initializer, unless the class moves it (`policy->to(device)`); a public member,
-or one handed to a function, may be moved elsewhere and is not reported. A move of the name
+reported at its initializer, unless the class moves it (`policy->to(device)`, in any method,
+also one defined inline in a header); a public member, a member of a class with friends, or one
+handed to a function, may be moved elsewhere and is not reported. A move of the name
 that runs before the model bound to
 it is created (an earlier statement of the same block, outside loops: a notebook that moves
 `model` and then rebinds `model = Net()`) does not place that model.

@@ -1594,35 +1594,21 @@ const FieldDecl* own_member(const Expr* e) {
 // A module held in a data member of a class whose whole code this translation unit holds is a
 // model when its parameters are trained (`policy->parameters()`, e.g. in the initializer of a
 // member optimizer) and placed when the class moves it (`policy->to(device)`). The member must
-// be private (or the class final and the member protected) and every method the class declares
-// must have its body here, so no other code can move it; a use of the member other than its
-// own methods (`->parameters()`, `->forward()`, `->to()`, `->eval()`, ...) or torch::save /
-// torch::load — handing it to a function — may place it: not decided, silent. Reported at the
-// member's initializer in the constructor (its creation) when this file holds it, else at the
-// member's declaration when this file holds that.
+// be private (or the class final and the member protected), the class must have no friends,
+// and every method the class declares must have its body in this translation unit — then the
+// class's own methods and constructor initializers are all the code that can touch the member,
+// and all of it is read here, wherever it is written (an inline method in the header too). A use
+// of the member other than its own methods (`->parameters()`, `->forward()`, `->to()`, `->eval()`,
+// ...) or torch::save / torch::load — handing it to a function — may place it: not decided,
+// silent. Reported at the member's initializer in a constructor of this file (its creation), else
+// at the member's declaration when this file holds it.
 void Builder::collect_member_models(FileFacts& f) {
   struct MemberModel {
     bool trained = false, placed = false, escapes = false;
   };
-  std::map<const FieldDecl*, MemberModel> fields;
-  auto closed = [&](const FieldDecl* fd) {
-    auto* rd = dyn_cast<CXXRecordDecl>(fd->getParent());
-    if (!rd || !rd->hasDefinition() || !is_model_type(fd->getType())) return false;
-    bool final = rd->hasAttr<FinalAttr>();
-    if (fd->getAccess() == AS_public || (fd->getAccess() == AS_protected && !final)) return false;
-    if (rd->isDependentContext()) return false;
-    for (const CXXMethodDecl* m : rd->methods()) {
-      if (m->isDeleted() || m->isDefaulted() || m->isPure() || m->isImplicit()) continue;
-      if (!m->hasBody()) return false;
-    }
-    return true;
-  };
-  for (const MemberExpr* me : nodes<MemberExpr>(GPULINT_MATCH(memberExpr(member(fieldDecl()))))) {
-    if (!isa<CXXThisExpr>(strip(me->getBase()))) continue;
-    auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
-    if (!fd || !is_model_type(fd->getType())) continue;
-    MemberModel& mm = fields[fd->getCanonicalDecl()];
-    // What the member is used for: the parent call, through the holder's operator->.
+  // How one use of a member is read: the call it is the object of, through the holder's
+  // operator->.
+  auto classify_use = [&](const MemberExpr* me, MemberModel& mm) {
     const Stmt* cur = me;
     DynTypedNodeList parents = ctx_.getParents(*me);
     for (int i = 0; i < 6 && !parents.empty(); ++i) {
@@ -1637,41 +1623,61 @@ void Builder::collect_member_models(FileFacts& f) {
       break;
     }
     const Stmt* user = parents.empty() ? nullptr : parents[0].get<Stmt>();
-    auto* member_ref = user ? dyn_cast<MemberExpr>(user) : nullptr;
-    const Stmt* call_parent = nullptr;
-    if (member_ref) {
+    if (auto* member_ref = user ? dyn_cast<MemberExpr>(user) : nullptr) {
       DynTypedNodeList pp = ctx_.getParents(*member_ref);
-      call_parent = pp.empty() ? nullptr : pp[0].get<Stmt>();
-    }
-    auto* mc = call_parent ? dyn_cast<CXXMemberCallExpr>(call_parent) : nullptr;
-    if (mc && mc->getMethodDecl() && mc->getMethodDecl()->getDeclName().isIdentifier()) {
-      llvm::StringRef name = mc->getMethodDecl()->getName();
-      if (name == "parameters" || name == "named_parameters") { mm.trained = true; continue; }
-      if (name == "to" || name == "cuda") { mm.placed = true; continue; }
-      if (name == "forward" || name == "eval" || name == "train" || name == "zero_grad" || name == "is_training" ||
-          name == "named_modules" || name == "modules" || name == "children" || name == "pretty_print")
-        continue;
+      const Stmt* call_parent = pp.empty() ? nullptr : pp[0].get<Stmt>();
+      auto* mc = call_parent ? dyn_cast<CXXMemberCallExpr>(call_parent) : nullptr;
+      if (mc && mc->getMethodDecl() && mc->getMethodDecl()->getDeclName().isIdentifier()) {
+        llvm::StringRef name = mc->getMethodDecl()->getName();
+        if (name == "parameters" || name == "named_parameters") { mm.trained = true; return; }
+        if (name == "to" || name == "cuda") { mm.placed = true; return; }
+        if (name == "forward" || name == "eval" || name == "train" || name == "zero_grad" || name == "is_training" ||
+            name == "named_modules" || name == "modules" || name == "children" || name == "pretty_print")
+          return;
+      }
     }
     // A call of the module itself (`policy(x)`: ModuleHolder's operator()).
-    if (auto* oc = user ? dyn_cast<CXXOperatorCallExpr>(user) : nullptr; oc && oc->getOperator() == OO_Call) continue;
+    if (auto* oc = user ? dyn_cast<CXXOperatorCallExpr>(user) : nullptr; oc && oc->getOperator() == OO_Call) return;
     // Saved or loaded: torch::save / torch::load read and write its parameters in place.
     if (auto* call = user ? dyn_cast<CallExpr>(user) : nullptr) {
       const FunctionDecl* callee = call->getDirectCallee();
-      if (callee && (has_qualified_name(callee, "torch::save") || has_qualified_name(callee, "torch::load"))) continue;
-    }
-    // Its construction in the initializer list, or anything else: a use gpulint does not read.
-    if (isa_and_nonnull<CXXConstructExpr>(user) || !user) {
-      bool in_init = false;
-      for (const DynTypedNode& q : ctx_.getParents(*cur)) in_init |= q.get<CXXCtorInitializer>() != nullptr;
-      if (in_init) continue;
+      if (callee && (has_qualified_name(callee, "torch::save") || has_qualified_name(callee, "torch::load"))) return;
     }
     mm.escapes = true;
+  };
+  auto uses_in = [&](const Stmt* root, const FieldDecl* fd, MemberModel& mm) {
+    for (const MemberExpr* me : nodes<MemberExpr>(match(findAll(memberExpr().bind("n")), *root, ctx_)))
+      if (isa<CXXThisExpr>(strip(me->getBase())) && me->getMemberDecl()->getCanonicalDecl() == fd) classify_use(me, mm);
+  };
+  // The candidates: members of a module type whose parameters this file's code trains.
+  std::set<const FieldDecl*> trained;
+  for (const MemberExpr* me : nodes<MemberExpr>(GPULINT_MATCH(memberExpr(member(fieldDecl()))))) {
+    auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+    if (!fd || !isa<CXXThisExpr>(strip(me->getBase())) || !is_model_type(fd->getType())) continue;
+    MemberModel probe;
+    classify_use(me, probe);
+    if (probe.trained) trained.insert(cast<FieldDecl>(fd->getCanonicalDecl()));
   }
-  for (const auto& [fd, mm] : fields) {
-    if (!mm.trained || mm.placed || mm.escapes || !closed(fd)) continue;
+  for (const FieldDecl* fd : trained) {
+    auto* rd = dyn_cast<CXXRecordDecl>(fd->getParent());
+    if (!rd || !rd->hasDefinition() || rd->isDependentContext() || rd->friend_begin() != rd->friend_end()) continue;
+    bool final = rd->hasAttr<FinalAttr>();
+    if (fd->getAccess() == AS_public || (fd->getAccess() == AS_protected && !final)) continue;
+    // Every use in the class's code: each method's body and each constructor's initializers.
+    MemberModel mm;
+    bool closed = true;
+    for (const CXXMethodDecl* m : rd->methods()) {
+      if (m->isDeleted() || m->isDefaulted() || m->isPure() || m->isImplicit()) continue;
+      const FunctionDecl* def = nullptr;
+      if (!m->hasBody(def) || !def || !def->getBody()) { closed = false; break; }
+      uses_in(def->getBody(), fd, mm);
+      if (auto* ctor = dyn_cast<CXXConstructorDecl>(def))
+        for (const CXXCtorInitializer* init : ctor->inits())
+          if (init->getInit()) uses_in(init->getInit(), fd, mm);
+    }
+    if (!closed || !mm.trained || mm.placed || mm.escapes) continue;
     // The initializer that builds it in a constructor of this file, else its declaration.
     std::optional<Range> where;
-    auto* rd = cast<CXXRecordDecl>(fd->getParent());
     for (const CXXConstructorDecl* ctor : rd->ctors()) {
       const FunctionDecl* def = nullptr;
       if (!ctor->hasBody(def) || !def) continue;
