@@ -960,6 +960,9 @@ class Builder {
           if (is_null(rcv) || !is(unparen(rcv), "call")) break;
           n = unparen(rcv);
         }
+        // A class of the file only when it derives from nn.Module (an `Evaluator` class with an
+        // `eval()` method of its own is no model).
+        if (TSNode cls = local_class(n, o.scope); !is_null(cls)) return m_.module_subclass(cls);
         if (is_module_constructor(n, o.scope)) return true;
         const auto& q = m_.callee_name(n, o.scope);
         return q && (*q == "torch.load" || *q == "torch.jit.load");
