@@ -339,32 +339,18 @@ class Builder {
   // ---- dead code ----------------------------------------------------------------------
   // The truth value of a condition when every value it can take agrees (`DEBUG = False`,
   // `not isTrained` with `isTrained = True`, `if 0:`); nullopt when it depends on the run.
-  // With `literals_only` (what decides dead code), only literals and names every binding of
-  // which is a literal count: an argparse default or a parameter's default is what the run
-  // starts with, not what it always is. Without it, every value SemanticModel::evaluate gives
+  // With `literals_only` (what decides dead code), only what literals decide counts
+  // (SemanticModel::literal_truth: an argparse default or a parameter's default is what the run
+  // starts with, not what it always is). Without it, every value SemanticModel::evaluate gives
   // counts (a parameter through the file's call sites: `use_gpu=True` never passed False).
   std::optional<bool> constant_truth(TSNode cond, const Scope* s, int depth = 0,
                                      bool literals_only = true) const {
+    if (literals_only) return m_.literal_truth(cond, s);
     cond = unparen(cond);
     if (depth > 16) return std::nullopt;
     if (is(cond, "not_operator")) {
       auto v = constant_truth(field(cond, "argument"), s, depth + 1, literals_only);
       if (v) return !*v;
-      return std::nullopt;
-    }
-    auto literal = [](TSNode v) {
-      return is(v, "true") || is(v, "false") || is(v, "integer") || is(v, "float") ||
-             is(v, "none") || is(v, "string");
-    };
-    if (!literals_only) {
-      // evaluate's answer as is
-    } else if (is(cond, "identifier")) {
-      const auto* bs = m_.lookup(t(cond), s);
-      if (!bs || bs->empty()) return std::nullopt;
-      for (const Binding& b : *bs)
-        if (b.kind != Binding::Kind::Assign || b.unpack_index >= 0 || !literal(unparen(b.value)))
-          return std::nullopt;
-    } else if (!literal(cond)) {
       return std::nullopt;
     }
     return agreed_truth(m_.evaluate(cond, s));
@@ -669,20 +655,36 @@ class Builder {
       TSNode dev = a.empty() ? keyword_arg(n, "device", src_) : a[0];
       if (is_null(dev) || device_value(dev, s) == Where::Cpu) return false;
     }
-    std::string_view attr = t(field(r, "attribute"));
-    bool given = false;
-    visit(field(init, "body"), [&](TSNode x) {
-      if (given || !is(x, "assignment")) return;
-      TSNode l = unparen(field(x, "left")), v = unparen(field(x, "right"));
-      if (!is(l, "attribute") || t(field(l, "attribute")) != attr || !is(v, "identifier")) return;
-      if (!m_.is_instance_parameter(unparen(field(l, "object")), m_.scope_of(x))) return;
-      const auto* bs = m_.lookup(t(v), m_.scope_of(x));
-      given = bs && !bs->empty() &&
-              std::all_of(bs->begin(), bs->end(), [&](const Binding& b) {
-                return b.kind == Binding::Kind::Param && same(b.function, init);
-              });
+    auto params = stored_from_parameters(init, t(field(r, "attribute")), /*views=*/false);
+    return params && !params->empty();
+  }
+  // The parameters of constructor `init` its body stores into `self.<attr>` (`self.model =
+  // model`; with `views`, also a slice or attribute of one: `self.tgt = tgt[:, :-1]`), in body
+  // order; nullopt when a store of `self.<attr>` there is anything else. Shared by
+  // places_given_module and batch_held_by_local_object.
+  std::optional<std::vector<std::string>> stored_from_parameters(TSNode init, std::string_view attr,
+                                                                 bool views) const {
+    std::vector<std::string> params;
+    bool other = false;
+    visit(field(init, "body"), [&](TSNode n) {
+      if (other || !is(n, "assignment")) return;
+      TSNode l = unparen(field(n, "left"));
+      if (!is(l, "attribute") || t(field(l, "attribute")) != attr ||
+          !m_.is_instance_parameter(unparen(field(l, "object")), m_.scope_of(n)))
+        return;
+      TSNode v = unparen(field(n, "right"));
+      TSNode root = is(v, "identifier") ? v
+                    : (views && (is(v, "subscript") || is(v, "attribute"))) ? root_identifier(v)
+                                                                             : TSNode{};
+      const auto* bs = is_null(root) ? nullptr : m_.lookup(t(root), m_.scope_of(n));
+      if (!bs || bs->size() != 1 || bs->front().kind != Binding::Kind::Param || !same(bs->front().function, init)) {
+        other = true;
+        return;
+      }
+      params.emplace_back(t(root));
     });
-    return given;
+    if (other) return std::nullopt;
+    return params;
   }
   // Call `n` builds a torch.nn layer on a device not known to be the CPU: `nn.Linear(...,
   // device=d)`, or — with `moved` — `nn.Linear(...).to(d)` / `.cuda()` as it is built.
@@ -2217,17 +2219,6 @@ class Builder {
     }
     return false;
   }
-  // The operator of a comparison of exactly two operands (`a == b` gives "==", `x not in y`
-  // gives "notin", the operator tokens concatenated); empty for anything else (`a < b < c`).
-  std::string single_comparison(TSNode cond) const {
-    if (!is(cond, "comparison_operator") || named_count(cond) != 2) return {};
-    std::string op;
-    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
-      TSNode ch = ts_node_child(cond, i);
-      if (!ts_node_is_named(ch)) op += t(ch);
-    }
-    return op;
-  }
   bool periodic_condition(TSNode cond) const {
     cond = unparen(cond);
     if (is_null(cond)) return false;
@@ -2251,7 +2242,7 @@ class Builder {
       return false;
     }
     if (is(cond, "not_operator")) return periodic_modulo(field(cond, "argument"));
-    std::string op = single_comparison(cond);
+    std::string op = comparison_operator(cond, src_);
     if (op.empty()) return false;
     TSNode l = unparen(named(cond, 0)), r = unparen(named(cond, 1));
     if (op == "==") {
@@ -2488,7 +2479,7 @@ class Builder {
   // iteration (the buffer only grows or stays full), unlike a periodic `step % n == 0`.
   bool warm_up_guard(TSNode cond, const Scope* s) const {
     cond = unparen(cond);
-    std::string op = single_comparison(cond);
+    std::string op = comparison_operator(cond, src_);
     if (op.empty()) return false;
     TSNode l = unparen(named(cond, 0)), r = unparen(named(cond, 1));
     auto is_len = [&](TSNode e) {
@@ -2829,25 +2820,9 @@ class Builder {
       const Scope* fs = is_null(init) ? nullptr : m_.function_scope(init);
       if (!fs) return false;
       // The parameters `self.<name>` is stored from in __init__ (a slice or attribute of one).
-      std::vector<std::string> params;
-      bool other = false;
-      visit(field(init, "body"), [&](TSNode n) {
-        if (!is(n, "assignment")) return;
-        TSNode l = unparen(field(n, "left"));
-        if (!is(l, "attribute") || t(field(l, "attribute")) != name ||
-            !m_.is_instance_parameter(unparen(field(l, "object")), m_.scope_of(n)))
-          return;
-        TSNode v = unparen(field(n, "right"));
-        TSNode root = (is(v, "identifier") || is(v, "subscript") || is(v, "attribute")) ? root_identifier(v) : TSNode{};
-        const auto* bs = is_null(root) ? nullptr : m_.lookup(t(root), m_.scope_of(n));
-        if (!bs || bs->size() != 1 || bs->front().kind != Binding::Kind::Param || !same(bs->front().function, init)) {
-          other = true;
-          return;
-        }
-        params.emplace_back(t(root));
-      });
-      if (other || params.empty()) return false;
-      for (const std::string& p : params) {
+      auto params = stored_from_parameters(init, name, /*views=*/true);
+      if (!params || params->empty()) return false;
+      for (const std::string& p : *params) {
         const auto* bs = m_.lookup(p, fs);
         if (!bs || bs->size() != 1) return false;
         auto passed = m_.passed_argument(bs->front(), Origin{call, o.scope});

@@ -988,10 +988,8 @@ std::optional<bool> SemanticModel::literal_truth(TSNode cond, const Scope* s, in
     return std::nullopt;
   }
   if (is(cond, "comparison_operator")) {
-    if (named_count(cond) != 2) return std::nullopt;
-    std::string op;
-    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i)
-      if (!ts_node_is_named(ts_node_child(cond, i))) op += text(ts_node_child(cond, i), src_);
+    std::string op = comparison_operator(cond, src_);
+    if (op.empty()) return std::nullopt;
     auto a = literal_values(named(cond, 0)), b = literal_values(named(cond, 1));
     if (!a || !b || a->empty() || b->empty()) return std::nullopt;
     auto number = [](const Value& v) -> std::optional<double> {

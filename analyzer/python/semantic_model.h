@@ -70,12 +70,12 @@ struct DictValue {
   bool unknown_keys = false;  ///< something unresolvable was merged in
 };
 
-/// A value expression together with the scope it is evaluated in.
 /// The truth value Python gives every value in `vs` (`bool(v)`: False, 0, 0.0, None and "" are
 /// false) when they all agree; nullopt when they disagree, when `vs` is empty or when one of them
 /// is not a literal value (unknown, absent).
 std::optional<bool> agreed_truth(const std::vector<Value>& vs);
 
+/// A value expression together with the scope it is evaluated in.
 struct Origin {
   TSNode node{};
   const Scope* scope = nullptr;
@@ -251,6 +251,12 @@ class SemanticModel {
   /// torch/nn/modules/module.py), `cls` a module_subclass that does not define it itself.
   bool module_method_returning_self(TSNode cls, std::string_view method) const;
 
+  /// The truth of condition `cond` when literals decide it: literals, names every binding of
+  /// which assigns a literal (`ngpu = 0`; not argparse defaults or parameters, which a run may
+  /// change), comparisons of such numbers, `not`, and `and` / `or` where one side decides
+  /// (`torch.cuda.is_available() and ngpu > 0` is false); nullopt otherwise.
+  /// Decides dead code (FactsBuilder) and picks the side of a conditional expression (evaluate).
+  std::optional<bool> literal_truth(TSNode cond, const Scope* scope, int depth = 0) const;
   /// All `call` nodes of the module, in source order (collected in the model's walk).
   const std::vector<TSNode>& calls() const { return calls_; }
   /// All for/while loops, in source order.
@@ -290,11 +296,6 @@ class SemanticModel {
  private:
   struct Builder;
   std::vector<Value> evaluate_binding(const Binding& b, const Scope* scope, int depth) const;
-  /// The truth of condition `cond` when literals decide it: literals, names every binding of
-  /// which assigns a literal (`ngpu = 0`; not argparse defaults or parameters, which a run may
-  /// change), comparisons of such numbers, `not`, and `and` / `or` where one side decides
-  /// (`torch.cuda.is_available() and ngpu > 0` is false); nullopt otherwise.
-  std::optional<bool> literal_truth(TSNode cond, const Scope* scope, int depth) const;
   std::vector<Value> evaluate_argparse(TSNode attribute, const Scope* scope, int depth) const;
   /// `cfg.workers` where every origin of `cfg` is a call of an attribute-access dictionary or
   /// namespace built from known keys: `easydict.EasyDict({...})` (EasyDict reads keys as

@@ -242,6 +242,16 @@ std::vector<TSNode> positional_arguments(TSNode call) {
   return out;
 }
 
+std::string comparison_operator(TSNode cond, std::string_view src) {
+  if (!is(cond, "comparison_operator") || named_count(cond) != 2) return {};
+  std::string op;
+  for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
+    TSNode ch = ts_node_child(cond, i);
+    if (!ts_node_is_named(ch)) op += text(ch, src);
+  }
+  return op;
+}
+
 bool mentions_identifier(TSNode n, std::string_view name, std::string_view src) {
   if (is_null(n)) return false;
   // Iterative (a cursor, no recursion): expressions may nest thousands deep.

@@ -239,6 +239,11 @@ std::vector<TSNode> call_arguments(TSNode call);
 /// The positional arguments of a call: call_arguments without keyword arguments and splats.
 std::vector<TSNode> positional_arguments(TSNode call);
 
+/// The operator of a comparison of exactly two operands, its tokens concatenated (`a == b` gives
+/// "==", `x not in y` "notin", `a is not b` "isnot"); empty for anything else (`a < b < c`, a node
+/// that is no comparison_operator).
+std::string comparison_operator(TSNode cond, std::string_view src);
+
 /// True when the subtree `n` holds an identifier spelled `name` (a name read or bound there);
 /// an attribute's name (`x.name`) and a keyword argument's name (`f(name=1)`) do not count.
 bool mentions_identifier(TSNode n, std::string_view name, std::string_view src);
