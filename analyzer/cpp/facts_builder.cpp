@@ -1580,17 +1580,6 @@ void Builder::collect_models(FileFacts& f) {
   }
 }
 
-// The data member `e` designates through the object itself (`policy`, `this->policy`, also
-// behind a ModuleHolder's `operator->`: `policy->parameters()`); null otherwise.
-const FieldDecl* own_member(const Expr* e) {
-  e = strip(e);
-  if (auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Arrow && op->getNumArgs() == 1)
-    e = strip(op->getArg(0));
-  auto* me = dyn_cast<MemberExpr>(e);
-  if (!me || !isa<CXXThisExpr>(strip(me->getBase()))) return nullptr;
-  return dyn_cast<FieldDecl>(me->getMemberDecl());
-}
-
 // A module held in a data member of a class whose whole code this translation unit holds is a
 // model when its parameters are trained (`policy->parameters()`, e.g. in the initializer of a
 // member optimizer) and placed when the class moves it (`policy->to(device)`). The member must
@@ -1609,14 +1598,12 @@ void Builder::collect_member_models(FileFacts& f) {
   // How one use of a member is read: the call it is the object of, through the holder's
   // operator->.
   auto classify_use = [&](const MemberExpr* me, MemberModel& mm) {
-    const Stmt* cur = me;
     DynTypedNodeList parents = ctx_.getParents(*me);
     for (int i = 0; i < 6 && !parents.empty(); ++i) {
       const Stmt* p = parents[0].get<Stmt>();
       if (!p) break;
       if (isa<ImplicitCastExpr>(p) || isa<ParenExpr>(p) || isa<MaterializeTemporaryExpr>(p) ||
           (isa<CXXOperatorCallExpr>(p) && cast<CXXOperatorCallExpr>(p)->getOperator() == OO_Arrow)) {
-        cur = p;
         parents = ctx_.getParents(*p);
         continue;
       }
