@@ -2528,13 +2528,17 @@ class Builder {
     });
     return ok;
   }
-  // Every store `<obj>.attr = v` / `<obj>.attr += v` of the file (the semantic model records
-  // them all) is outside `loop`, at module level or in an `__init__` method.
+  // Every store `<obj>.attr = v` / `<obj>.attr += v` of the file is outside `loop` and in no
+  // function that runs once per step (called_per_step): the attribute may be set anywhere else
+  // before the run reaches `loop` (`args.cuda = args.use_gpu and torch.cuda.is_available()` in
+  // main()), but not changed while it runs.
   bool attribute_unchanged_per_step(const std::string& attr, TSNode loop) {
     for (const auto& [stmt, sc] : m_.attribute_store_sites(attr))
       if (is_null(stmt) || contains(loop, stmt) || called_per_step(stmt, 0)) return false;
     return true;
   }
+  // Every store `<obj>.attr = v` / `<obj>.attr += v` of the file (the semantic model records
+  // them all) is outside `loop`, at module level or in an `__init__` method.
   bool attribute_set_only_at_setup(const std::string& attr, TSNode loop) const {
     for (const auto& [stmt, sc] : m_.attribute_store_sites(attr)) {
       if (is_null(stmt) || contains(loop, stmt)) return false;
@@ -2797,7 +2801,6 @@ class Builder {
     return helper_moves_.emplace(param.target.id, std::move(out)).first->second;
   }
 
-  // Classifies an expression as holding (un)moved batch data; nullopt: neither / unknown.
   // `batch.src` where `batch = Batch(src_data, tgt_data)` (a class of the file) and Batch's
   // `__init__` stores `self.src = src` (or a slice or attribute of it, `self.tgt = tgt[:, :-1]`)
   // from the parameter that receives a batch tensor of this loop: the attribute holds (a view
@@ -2832,6 +2835,7 @@ class Builder {
     return true;
   }
 
+  // Classifies an expression as holding (un)moved batch data; nullopt: neither / unknown.
   std::optional<State> classify(TSNode e, const Scope* s, LoopState& st) {
     e = unparen(e);
     if (is(e, "identifier")) {
@@ -3386,7 +3390,6 @@ class Builder {
     }
   }
 
-  // The loops that iterate a loader, in file order (computed once).
   // `for image, target in metric_logger.log_every(data_loader, 100, header):` with `image =
   // image.to(device)` in the body: a loop over a call of code gpulint cannot read (a logging or
   // progress wrapper of the project) given the loader as its first argument, that moves what it
@@ -3406,6 +3409,7 @@ class Builder {
   /// The loops whose header iterates a loader (directly, through enumerate / tqdm / zip, or a
   /// wrapper: wrapped_loader_moved), so that their target is the batch; filled by loader_loops.
   std::unordered_set<const void*> header_loader_loops_;
+  // The loops that iterate a loader, in file order (computed once).
   const std::vector<std::pair<TSNode, std::vector<int>>>& loader_loops() {
     if (!loader_loops_) {
       loader_loops_.emplace();
@@ -4597,8 +4601,6 @@ class Builder {
     return any;
   }
 
-  // The MEM001 walk over the body of `loop` (a for/while loop, or a step method whose calls are
-  // the iterations), in scope `s`.
   // For `torch.cat((name, x, ...), dim)` (also torch.concat / torch.concatenate, a list of
   // tensors): the first element other than `name` that is attached — what the running tensor
   // `name` grows by. A null node for any other expression, or when `name` is not among the
@@ -4622,6 +4624,8 @@ class Builder {
     return grows ? el : TSNode{};
   }
 
+  // The MEM001 walk over the body of `loop` (a for/while loop, or a step method whose calls are
+  // the iterations), in scope `s`.
   void kept_in_body(TSNode loop, const Scope* s, std::set<uint32_t>& reported) {
     {
       GraphNames att;
